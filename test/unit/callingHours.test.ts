@@ -4,7 +4,14 @@ import {
   callingWindowProblems,
   type WorkspaceCallingWindow,
 } from '../../src/domain/callingHours/rules';
-import { easterSunday, FEDERAL_HOLIDAYS, isHoliday, STATE_HOLIDAYS } from '../../src/domain/callingHours/holidays';
+import {
+  COUNTRY_HOLIDAYS,
+  easterSunday,
+  FEDERAL_HOLIDAYS,
+  isCountryHoliday,
+  isHoliday,
+  STATE_HOLIDAYS,
+} from '../../src/domain/callingHours/holidays';
 import { COUNTRY_RULES, STATE_RULES } from '../../src/domain/callingHours/stateRules';
 import { placeOfNumber } from '../../src/domain/callingHours/zones';
 
@@ -52,17 +59,22 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
 
   it('a country with several zones (Australia: Perth and Adelaide, 1.5 hours apart in winter, 2.5 in summer)', () => {
     expect(placeOfNumber(WESTERN_AUSTRALIA).zones).toEqual(['Australia/Adelaide', 'Australia/Perth']);
+    // 07:45 in Perth: closed by the default window; 08:00 by the ACMA's 9:00 start; open when Perth reaches 9:00.
     expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-02T23:45:00Z'), null)).toEqual(
-      closed('2026-06-03T00:00:00Z', 'Australia/Perth', 'us_federal'),
+      closed('2026-06-03T01:00:00Z', 'Australia/Perth', 'us_federal'),
     );
-    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T00:00:00Z'), null)).toEqual(OPEN);
-    // 21:00 in Adelaide (ACST, UTC+9:30), 19:30 in Perth: closed until Perth's 08:00.
-    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T11:30:00Z'), null)).toEqual(
-      closed('2026-06-04T00:00:00Z', 'Australia/Adelaide', 'us_federal'),
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T00:00:00Z'), null)).toEqual(
+      closed('2026-06-03T01:00:00Z', 'Australia/Perth', 'au_national'),
     );
-    // January: Adelaide on daylight time (UTC+10:30), so its 21:00 comes an hour earlier in UTC.
-    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-01-15T10:30:00Z'), null)).toEqual(
-      closed('2026-01-16T00:00:00Z', 'Australia/Adelaide', 'us_federal'),
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T01:00:00Z'), null)).toEqual(OPEN);
+    // 20:00 in Adelaide (ACST, UTC+9:30), 18:30 in Perth: closed until Perth's 9:00 the next day.
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T10:30:00Z'), null)).toEqual(
+      closed('2026-06-04T01:00:00Z', 'Australia/Adelaide', 'au_national'),
+    );
+    // January: Adelaide on daylight time (UTC+10:30), so its 20:00 comes an hour earlier in UTC.
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-01-15T09:29:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-01-15T09:30:00Z'), null)).toEqual(
+      closed('2026-01-16T01:00:00Z', 'Australia/Adelaide', 'au_national'),
     );
   });
 
@@ -212,6 +224,10 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
       expect(calendar.source).toMatch(/https?:\/\//);
       expect(STATE_RULES.find((rule) => rule.state === state)?.holiday).toBeNull();
     }
+    for (const [country, calendar] of Object.entries(COUNTRY_HOLIDAYS)) {
+      expect(calendar.source).toMatch(/https?:\/\//);
+      expect(COUNTRY_RULES.find((rule) => rule.country === country)?.holiday).toBeNull();
+    }
   });
 });
 
@@ -340,6 +356,34 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
     expect(callingWindow(PHILADELPHIA, at('2026-07-03T15:00:00Z'), null)).toEqual(
       closed('2026-07-06T13:00:00Z', 'America/New_York', 'us_state_pa'),
     );
+  });
+
+  it('national rules: Australia not on Sundays, Spain on weekdays 9:00–21:00, France on weekdays 14:00–20:00 except its holidays', () => {
+    // Sunday 10:00 in Sydney (AEST) → Monday 9:00.
+    expect(callingWindow('+61291234567', at('2026-06-07T00:00:00Z'), null)).toEqual(
+      closed('2026-06-07T23:00:00Z', 'Australia/Sydney', 'au_national'),
+    );
+    // Saturday 17:00 in Sydney: closed (Saturdays end at 17:00).
+    expect(callingWindow('+61291234567', at('2026-06-06T06:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow('+61291234567', at('2026-06-06T07:00:00Z'), null)).toEqual(
+      closed('2026-06-07T23:00:00Z', 'Australia/Sydney', 'au_national'),
+    );
+    // Saturday noon in Madrid → Monday 9:00 CEST.
+    expect(callingWindow('+34912345678', at('2026-06-06T10:00:00Z'), null)).toEqual(
+      closed('2026-06-08T07:00:00Z', 'Europe/Madrid', 'es_national'),
+    );
+    expect(callingWindow('+34912345678', at('2026-06-03T18:59:00Z'), null)).toEqual(OPEN);
+    const PARIS = '+33142345678';
+    // Wednesday 11:00 in Paris: legal elsewhere, not before France's afternoon window.
+    expect(callingWindow(PARIS, at('2026-06-03T09:00:00Z'), null)).toEqual(closed('2026-06-03T12:00:00Z', 'Europe/Paris', 'fr_national'));
+    expect(callingWindow(PARIS, at('2026-06-03T17:59:00Z'), null)).toEqual(OPEN);
+    // Ascension (Thursday 14 May 2026, 39 days after Easter) → Friday 14:00.
+    expect(callingWindow(PARIS, at('2026-05-14T13:00:00Z'), null)).toEqual(closed('2026-05-15T12:00:00Z', 'Europe/Paris', 'fr_national'));
+    // A French holiday on a Saturday moves nowhere: Friday 14 August 2026 is an ordinary day (15 August is a Saturday).
+    expect(isCountryHoliday({ year: 2026, month: 8, day: 14 }, 'FR')).toBe(false);
+    expect(isCountryHoliday({ year: 2026, month: 8, day: 15 }, 'FR')).toBe(true);
+    // The US federal holidays are not France's.
+    expect(isCountryHoliday({ year: 2026, month: 7, day: 4 }, 'FR')).toBe(false);
   });
 
   it('holidays: Easter by the Gregorian computus, and a weekend holiday counts on its date and the weekday observed', () => {

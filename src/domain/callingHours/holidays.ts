@@ -17,6 +17,8 @@ export type HolidayRule = { name: string } & (
 
 export interface HolidayCalendar {
   holidays: readonly HolidayRule[];
+  /** Whether a fixed-date holiday on a weekend is also observed on the nearest weekday (US practice); absent: true. */
+  observedOnWeekdays?: false;
   source: string;
 }
 
@@ -86,6 +88,27 @@ export const STATE_HOLIDAYS: Readonly<Record<string, HolidayCalendar>> = {
   },
 };
 
+/** National holidays of the countries whose rule names holidays (./stateRules.ts `COUNTRY_RULES`). */
+export const COUNTRY_HOLIDAYS: Readonly<Record<string, HolidayCalendar>> = {
+  FR: {
+    holidays: [
+      { name: 'Le 1er janvier', month: 1, day: 1 },
+      { name: 'Le lundi de Pâques', easter: 1 },
+      { name: 'Le 1er mai', month: 5, day: 1 },
+      { name: 'Le 8 mai', month: 5, day: 8 },
+      { name: "L'Ascension", easter: 39 },
+      { name: 'Le lundi de Pentecôte', easter: 50 },
+      { name: 'Le 14 juillet', month: 7, day: 14 },
+      { name: "L'Assomption", month: 8, day: 15 },
+      { name: 'La Toussaint', month: 11, day: 1 },
+      { name: 'Le 11 novembre', month: 11, day: 11 },
+      { name: 'Le jour de Noël', month: 12, day: 25 },
+    ],
+    observedOnWeekdays: false,
+    source: 'Code du travail, art. L. 3133-1: https://www.legifrance.gouv.fr/codes/id/LEGISCTA000033008129/',
+  },
+};
+
 type DayOfYear = Pick<LocalDay, 'year' | 'month' | 'day'>;
 
 /** The `n`th `weekday` of a month (n = -1: the last). */
@@ -117,7 +140,7 @@ export function easterSunday(year: number): DayOfYear {
 }
 
 /** The days a rule makes a holiday in `year`: the day itself and, for a weekend date, the weekday it is observed on. */
-function daysOf(rule: HolidayRule, year: number): LocalDay[] {
+function daysOf(rule: HolidayRule, year: number, observedOnWeekdays: boolean): LocalDay[] {
   if ('easter' in rule) return [addDays(easterSunday(year), rule.easter)];
   if ('nth' in rule && (rule.plusDays !== undefined || rule.evenYears)) {
     if (rule.evenYears && year % 2 !== 0) return [];
@@ -132,19 +155,31 @@ function daysOf(rule: HolidayRule, year: number): LocalDay[] {
     0,
   );
   // Observed on the Friday before a Saturday and the Monday after a Sunday; both days count (the stricter reading).
-  if (date.weekday === 6) return [date, addDays(date, -1)];
-  if (date.weekday === 0) return [date, addDays(date, 1)];
+  if (observedOnWeekdays && date.weekday === 6) return [date, addDays(date, -1)];
+  if (observedOnWeekdays && date.weekday === 0) return [date, addDays(date, 1)];
   return [date];
+}
+
+function inCalendars(day: DayOfYear, calendars: readonly HolidayCalendar[]): boolean {
+  // A year's holidays may be observed on a neighbouring year's day (New Year's Day on a Saturday: Friday 31 December).
+  for (const year of [day.year, day.year + 1]) {
+    for (const calendar of calendars) {
+      for (const rule of calendar.holidays) {
+        const days = daysOf(rule, year, calendar.observedOnWeekdays ?? true);
+        if (days.some((d) => d.year === day.year && d.month === day.month && d.day === day.day)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** Whether `day` is a holiday where `state` is: a federal or state holiday, or the weekday one is observed on. */
 export function isHoliday(day: DayOfYear, state: string): boolean {
-  const rules = [...FEDERAL_HOLIDAYS.holidays, ...(STATE_HOLIDAYS[state]?.holidays ?? [])];
-  // A year's holidays may be observed on a neighbouring year's day (New Year's Day on a Saturday: Friday 31 December).
-  for (const year of [day.year, day.year + 1]) {
-    for (const rule of rules) {
-      if (daysOf(rule, year).some((d) => d.year === day.year && d.month === day.month && d.day === day.day)) return true;
-    }
-  }
-  return false;
+  return inCalendars(day, [FEDERAL_HOLIDAYS, ...(STATE_HOLIDAYS[state] ? [STATE_HOLIDAYS[state]] : [])]);
+}
+
+/** Whether `day` is a national holiday of `country` (COUNTRY_HOLIDAYS; none when the country has no calendar here). */
+export function isCountryHoliday(day: DayOfYear, country: string): boolean {
+  const calendar = COUNTRY_HOLIDAYS[country];
+  return calendar ? inCalendars(day, [calendar]) : false;
 }

@@ -1,5 +1,5 @@
 import { addDays, instantOfLocal, localReading, type LocalDay } from './localTime';
-import { countryRuleOf, FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow, type DayWindow } from './stateRules';
+import { countryRuleOf, countryWindow, FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow, type DayWindow } from './stateRules';
 import { placeOfNumber, type NumberPlace } from './zones';
 
 export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -52,7 +52,7 @@ function intersect(a: DayWindow | null, b: DayWindow | null): DayWindow | null {
 function layersOf(day: LocalDay, zone: string, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
   const layers: Array<{ rule: string; window: DayWindow | null }> = [{ rule: FEDERAL_RULE.name, window: FEDERAL_WINDOW }];
   const country = countryRuleOf(place.country);
-  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: country.week[day.weekday] });
+  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: countryWindow(country, day) });
   const state = stateRuleOf(place.usState);
   if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: stateWindow(state, day, zone) });
   if (narrowing) {
