@@ -12,7 +12,7 @@ import {
   isHoliday,
   STATE_HOLIDAYS,
 } from '../../src/domain/callingHours/holidays';
-import { COUNTRY_RULES, STATE_RULES } from '../../src/domain/callingHours/stateRules';
+import { COUNTRY_RULES, STATE_RULES, stateWindow, type DayWindow } from '../../src/domain/callingHours/stateRules';
 import { placeOfNumber } from '../../src/domain/callingHours/zones';
 
 const at = (iso: string) => new Date(iso);
@@ -205,8 +205,12 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
   });
 
   it('every state and national rule names its source, and every window of it lies inside the federal one', () => {
-    const inFederal = (window: { start: number; end: number } | null) =>
-      window === null || (window.start < window.end && window.start >= 8 * 60 && window.end <= 21 * 60 + 30);
+    const inFederal = (window: DayWindow | null) =>
+      window === null ||
+      (window.start < window.end &&
+        window.start >= 8 * 60 &&
+        window.end <= 21 * 60 + 30 &&
+        (!window.pause || (window.start < window.pause.start && window.pause.start < window.pause.end && window.pause.end < window.end)));
     for (const rule of COUNTRY_RULES) {
       expect(rule.source).toMatch(/https?:\/\//);
       expect(rule.week.every(inFederal)).toBe(true);
@@ -358,7 +362,7 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
     );
   });
 
-  it('national rules: Australia not on Sundays, Spain on weekdays 9:00–21:00, France on weekdays 14:00–20:00 except its holidays', () => {
+  it('national rules: Australia not on Sundays, Spain on weekdays 9:00–21:00, France on weekdays 10:00–20:00 with a lunch break, except its holidays', () => {
     // Sunday 10:00 in Sydney (AEST) → Monday 9:00.
     expect(callingWindow('+61291234567', at('2026-06-07T00:00:00Z'), null)).toEqual(
       closed('2026-06-07T23:00:00Z', 'Australia/Sydney', 'au_national'),
@@ -374,16 +378,33 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
     );
     expect(callingWindow('+34912345678', at('2026-06-03T18:59:00Z'), null)).toEqual(OPEN);
     const PARIS = '+33142345678';
-    // Wednesday 11:00 in Paris: legal elsewhere, not before France's afternoon window.
-    expect(callingWindow(PARIS, at('2026-06-03T09:00:00Z'), null)).toEqual(closed('2026-06-03T12:00:00Z', 'Europe/Paris', 'fr_national'));
+    // Wednesday in Paris (CEST): 9:59 closed until 10:00; 11:00 open; 13:00 closed for lunch until 14:00; 19:59 open.
+    expect(callingWindow(PARIS, at('2026-06-03T07:59:00Z'), null)).toEqual(closed('2026-06-03T08:00:00Z', 'Europe/Paris', 'fr_national'));
+    expect(callingWindow(PARIS, at('2026-06-03T09:00:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(PARIS, at('2026-06-03T11:00:00Z'), null)).toEqual(closed('2026-06-03T12:00:00Z', 'Europe/Paris', 'fr_national'));
     expect(callingWindow(PARIS, at('2026-06-03T17:59:00Z'), null)).toEqual(OPEN);
-    // Ascension (Thursday 14 May 2026, 39 days after Easter) → Friday 14:00.
-    expect(callingWindow(PARIS, at('2026-05-14T13:00:00Z'), null)).toEqual(closed('2026-05-15T12:00:00Z', 'Europe/Paris', 'fr_national'));
+    // Ascension (Thursday 14 May 2026, 39 days after Easter) → Friday 10:00.
+    expect(callingWindow(PARIS, at('2026-05-14T13:00:00Z'), null)).toEqual(closed('2026-05-15T08:00:00Z', 'Europe/Paris', 'fr_national'));
     // A French holiday on a Saturday moves nowhere: Friday 14 August 2026 is an ordinary day (15 August is a Saturday).
     expect(isCountryHoliday({ year: 2026, month: 8, day: 14 }, 'FR')).toBe(false);
     expect(isCountryHoliday({ year: 2026, month: 8, day: 15 }, 'FR')).toBe(true);
     // The US federal holidays are not France's.
     expect(isCountryHoliday({ year: 2026, month: 7, day: 4 }, 'FR')).toBe(false);
+  });
+
+  it('a rule read on a named clock keeps its pause on both readings (the longer pause)', () => {
+    const rule = {
+      state: 'XX',
+      week: [null, null, null, { start: 600, end: 1200, pause: { start: 780, end: 840 } }, null, null, null] as const,
+      statedIn: 'Etc/GMT+6',
+      source: 'https://example.test',
+    };
+    // Wednesday 3 June 2026 in Chicago (CDT, an hour ahead of CST): 10:00-20:00 CST is 11:00-21:00 CDT.
+    expect(stateWindow(rule, { year: 2026, month: 6, day: 3, weekday: 3 }, 'America/Chicago')).toEqual({
+      start: 660,
+      end: 1200,
+      pause: { start: 780, end: 900 },
+    });
   });
 
   it('holidays: Easter by the Gregorian computus, and a weekend holiday counts on its date and the weekday observed', () => {

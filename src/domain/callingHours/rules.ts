@@ -74,7 +74,9 @@ function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWind
   for (const zone of place.zones) {
     const local = localReading(at, zone);
     for (const layer of layersOf(local, zone, place, narrowing)) {
-      if (!layer.window || local.minute < layer.window.start || local.minute >= layer.window.end) return { zone, rule: layer.rule };
+      const window = layer.window;
+      const paused = window?.pause && local.minute >= window.pause.start && local.minute < window.pause.end;
+      if (!window || local.minute < window.start || local.minute >= window.end || paused) return { zone, rule: layer.rule };
     }
   }
   return null;
@@ -98,8 +100,12 @@ export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCa
     for (let offset = 0; offset <= HORIZON_DAYS; offset += 1) {
       const day = addDays(today, offset);
       const window = windowOf(day, zone, place, narrowing);
-      const opening = window && instantOfLocal(day, window.start, zone);
-      if (opening && opening > at) openings.push(opening);
+      // The day opens at the start of all its windows, or when a rule's pause ends (whichever comes with all open).
+      const pauseEnds = layersOf(day, zone, place, narrowing).flatMap((layer) => (layer.window?.pause ? [layer.window.pause.end] : []));
+      for (const minute of window ? [window.start, ...pauseEnds] : []) {
+        const opening = instantOfLocal(day, minute, zone);
+        if (opening > at) openings.push(opening);
+      }
     }
   }
   const nextOpenAt = openings.sort((a, b) => a.getTime() - b.getTime()).find((t) => !closureAt(t, place, narrowing));

@@ -1,10 +1,11 @@
 import { isCountryHoliday, isHoliday } from './holidays';
 import { instantOfLocal, localReading, type LocalDay } from './localTime';
 
-/** Minutes since local midnight, start included and end excluded. */
+/** Minutes since local midnight, start included and end excluded; calls also wait out a `pause` inside it (France's lunch). */
 export interface DayWindow {
   start: number;
   end: number;
+  pause?: { start: number; end: number };
 }
 
 /** The federal rule: no telephone solicitation before 8 a.m. or after 9 p.m. at the called party's location. */
@@ -255,9 +256,8 @@ export const COUNTRY_RULES: readonly CountryRule[] = [
   },
   {
     country: 'FR',
-    // Monday to Friday except public holidays, 10:00-13:00 and 14:00-20:00 in the consumer's zone. A day has one
-    // window in this table: the afternoon one is kept (the stricter reading loses the morning, never adds an hour).
-    week: weekdaysOnly(hours(14, 20)),
+    // Monday to Friday except public holidays, 10:00-13:00 and 14:00-20:00 in the consumer's zone.
+    week: weekdaysOnly({ ...hours(10, 20), pause: hours(13, 14) }),
     holiday: null,
     source: 'Code de la consommation, art. D. 223-9 (décret n° 2022-1313): https://www.legifrance.gouv.fr/jorf/id/JORFTEXT000046421823',
   },
@@ -294,6 +294,12 @@ export function stateWindow(rule: StateRule, day: LocalDay, zone: string): DayWi
   const window = holidayRules && isHoliday(day, rule.state) ? rule.holiday! : rule.week[day.weekday];
   if (!window || !rule.statedIn) return window;
   const shift = clockShift(day, zone, rule.statedIn);
-  const shifted = { start: Math.max(window.start, window.start + shift), end: Math.min(window.end, window.end + shift) };
+  // The window on both clocks: the later start, the earlier end, and a pause as long as both readings of it.
+  const shifted: DayWindow = { start: Math.max(window.start, window.start + shift), end: Math.min(window.end, window.end + shift) };
+  if (window.pause)
+    shifted.pause = {
+      start: Math.min(window.pause.start, window.pause.start + shift),
+      end: Math.max(window.pause.end, window.pause.end + shift),
+    };
   return shifted.start < shifted.end ? shifted : null;
 }
