@@ -362,7 +362,7 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
     );
   });
 
-  it('national rules: Australia not on Sundays, Spain on weekdays 9:00–21:00, France on weekdays 10:00–20:00 with a lunch break, except its holidays', () => {
+  it('national rules: Australia not on Sundays, Spain on weekdays 9:00–21:00 except its national festivos, France on weekdays 10:00–20:00 with a lunch break, except its holidays', () => {
     // Sunday 10:00 in Sydney (AEST) → Monday 9:00.
     expect(callingWindow('+61291234567', at('2026-06-07T00:00:00Z'), null)).toEqual(
       closed('2026-06-07T23:00:00Z', 'Australia/Sydney', 'au_national'),
@@ -377,6 +377,12 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
       closed('2026-06-08T07:00:00Z', 'Europe/Madrid', 'es_national'),
     );
     expect(callingWindow('+34912345678', at('2026-06-03T18:59:00Z'), null)).toEqual(OPEN);
+    // 12 October 2026 (a Monday), Fiesta Nacional de España → Tuesday 9:00; 6 December 2026 is a Sunday: Monday 7 too.
+    expect(callingWindow('+34912345678', at('2026-10-12T10:00:00Z'), null)).toEqual(
+      closed('2026-10-13T07:00:00Z', 'Europe/Madrid', 'es_national'),
+    );
+    expect(isCountryHoliday({ year: 2026, month: 12, day: 7 }, 'ES')).toBe(true);
+    expect(isCountryHoliday({ year: 2026, month: 12, day: 4 }, 'ES')).toBe(false);
     const PARIS = '+33142345678';
     // Wednesday in Paris (CEST): 9:59 closed until 10:00; 11:00 open; 13:00 closed for lunch until 14:00; 19:59 open.
     expect(callingWindow(PARIS, at('2026-06-03T07:59:00Z'), null)).toEqual(closed('2026-06-03T08:00:00Z', 'Europe/Paris', 'fr_national'));

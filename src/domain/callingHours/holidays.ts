@@ -17,8 +17,11 @@ export type HolidayRule = { name: string } & (
 
 export interface HolidayCalendar {
   holidays: readonly HolidayRule[];
-  /** Whether a fixed-date holiday on a weekend is also observed on the nearest weekday (US practice); absent: true. */
-  observedOnWeekdays?: false;
+  /**
+   * Which weekday a fixed-date holiday on a weekend is also observed on: absent, the nearest (Friday for a Saturday,
+   * Monday for a Sunday, US practice); `mondayAfterSunday` (Spain); `none` (France).
+   */
+  observed?: 'mondayAfterSunday' | 'none';
   source: string;
 }
 
@@ -104,8 +107,27 @@ export const COUNTRY_HOLIDAYS: Readonly<Record<string, HolidayCalendar>> = {
       { name: 'Le 11 novembre', month: 11, day: 11 },
       { name: 'Le jour de Noël', month: 12, day: 25 },
     ],
-    observedOnWeekdays: false,
+    observed: 'none',
     source: 'Code du travail, art. L. 3133-1: https://www.legifrance.gouv.fr/codes/id/LEGISCTA000033008129/',
+  },
+  ES: {
+    // The national holidays no region may replace; each region's and town's own are set yearly and are not here.
+    holidays: [
+      { name: 'Año Nuevo', month: 1, day: 1 },
+      { name: 'Viernes Santo', easter: -2 },
+      { name: 'Fiesta del Trabajo', month: 5, day: 1 },
+      { name: 'Asunción de la Virgen', month: 8, day: 15 },
+      { name: 'Fiesta Nacional de España', month: 10, day: 12 },
+      { name: 'Todos los Santos', month: 11, day: 1 },
+      { name: 'Día de la Constitución Española', month: 12, day: 6 },
+      { name: 'Inmaculada Concepción', month: 12, day: 8 },
+      { name: 'Natividad del Señor', month: 12, day: 25 },
+    ],
+    // "Objeto de traslado al lunes inmediatamente posterior el descanso laboral correspondiente a las fiestas que coincidan con domingo".
+    observed: 'mondayAfterSunday',
+    source:
+      'Estatuto de los Trabajadores, art. 37.2 (https://cadenadial.com/2024/descansar-puente-cuatro-dias-374648.html/amp) and the national ' +
+      'holidays of the yearly BOE calendar: https://www.diariodesevilla.es/economia/calendario-laboral-incluye-fiestas-nacionales_0_524347661.html',
   },
 };
 
@@ -140,7 +162,7 @@ export function easterSunday(year: number): DayOfYear {
 }
 
 /** The days a rule makes a holiday in `year`: the day itself and, for a weekend date, the weekday it is observed on. */
-function daysOf(rule: HolidayRule, year: number, observedOnWeekdays: boolean): LocalDay[] {
+function daysOf(rule: HolidayRule, year: number, observed: HolidayCalendar['observed']): LocalDay[] {
   if ('easter' in rule) return [addDays(easterSunday(year), rule.easter)];
   if ('nth' in rule && (rule.plusDays !== undefined || rule.evenYears)) {
     if (rule.evenYears && year % 2 !== 0) return [];
@@ -155,8 +177,8 @@ function daysOf(rule: HolidayRule, year: number, observedOnWeekdays: boolean): L
     0,
   );
   // Observed on the Friday before a Saturday and the Monday after a Sunday; both days count (the stricter reading).
-  if (observedOnWeekdays && date.weekday === 6) return [date, addDays(date, -1)];
-  if (observedOnWeekdays && date.weekday === 0) return [date, addDays(date, 1)];
+  if (observed === undefined && date.weekday === 6) return [date, addDays(date, -1)];
+  if (observed !== 'none' && date.weekday === 0) return [date, addDays(date, 1)];
   return [date];
 }
 
@@ -165,7 +187,7 @@ function inCalendars(day: DayOfYear, calendars: readonly HolidayCalendar[]): boo
   for (const year of [day.year, day.year + 1]) {
     for (const calendar of calendars) {
       for (const rule of calendar.holidays) {
-        const days = daysOf(rule, year, calendar.observedOnWeekdays ?? true);
+        const days = daysOf(rule, year, calendar.observed);
         if (days.some((d) => d.year === day.year && d.month === day.month && d.day === day.day)) return true;
       }
     }

@@ -249,8 +249,9 @@ export const COUNTRY_RULES: readonly CountryRule[] = [
   {
     country: 'ES',
     // "En ningún caso, las llamadas telefónicas se efectuarán antes de las 9 horas ni más tarde de las 21 horas ni festivos
-    // o fines de semana": weekdays 9:00-21:00 (festivos vary by region and town and are not in ./holidays.ts).
+    // o fines de semana": weekdays 9:00-21:00, not on the national festivos (./holidays.ts; regional and local ones are not there).
     week: weekdaysOnly(hours(9, 21)),
+    holiday: null,
     source:
       'Real Decreto Legislativo 1/2007 (TRLGDCU), art. 96.2: https://www.genbeta.com/actualidad/llamadas-comerciales-ilegales-a-partir-hora-asi-puedes-actuar-recibes',
   },
