@@ -12,7 +12,9 @@ import {
   isHoliday,
   STATE_HOLIDAYS,
 } from '../../src/domain/callingHours/holidays';
-import { COUNTRY_RULES, STATE_RULES, stateWindow, type DayWindow } from '../../src/domain/callingHours/stateRules';
+import { COUNTRY_RULES } from '../../src/domain/callingHours/countryRules';
+import { STATE_RULES, stateWindow } from '../../src/domain/callingHours/stateRules';
+import type { DayWindow } from '../../src/domain/callingHours/week';
 import { placeOfNumber } from '../../src/domain/callingHours/zones';
 
 const at = (iso: string) => new Date(iso);

@@ -1,5 +1,7 @@
 import { addDays, instantOfLocal, localReading, type LocalDay } from './localTime';
-import { countryRuleOf, countryWindow, FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow, type DayWindow } from './stateRules';
+import { countryRuleOf, countryWindow } from './countryRules';
+import { FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow } from './stateRules';
+import type { DayWindow } from './week';
 import { placeOfNumber, type NumberPlace } from './zones';
 
 export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -84,7 +86,7 @@ function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWind
 
 /**
  * Whether a call to `toNumber` may be placed at `at`: the federal window (8:00–21:00 callee-local),
- * the stricter rules of the number's country and US state (./stateRules.ts) and the workspace's narrowing, in
+ * the stricter rules of the number's country (./countryRules.ts) and US state (./stateRules.ts) and the workspace's narrowing, in
  * every zone the number may be in (a number spanning zones is judged by the strictest reading).
  * Closed, it says when all of them are next open, and which zone and rule closed it now; when they
  * never are, it throws `CallingWindowNeverOpensError`. A number with no known zone (non-geographic

@@ -1,12 +1,6 @@
-import { isCountryHoliday, isHoliday } from './holidays';
+import { isHoliday } from './holidays';
 import { instantOfLocal, localReading, type LocalDay } from './localTime';
-
-/** Minutes since local midnight, start included and end excluded; calls also wait out a `pause` inside it (France's lunch). */
-export interface DayWindow {
-  start: number;
-  end: number;
-  pause?: { start: number; end: number };
-}
+import { everyDay, hours, noSunday, weekdaysOnly, type DayWindow, type Week } from './week';
 
 /** The federal rule: no telephone solicitation before 8 a.m. or after 9 p.m. at the called party's location. */
 export const FEDERAL_WINDOW: DayWindow = { start: 8 * 60, end: 21 * 60 };
@@ -14,17 +8,6 @@ export const FEDERAL_RULE = {
   name: 'us_federal',
   source: '47 CFR 64.1200(c)(1): https://www.ecfr.gov/current/title-47/chapter-I/subchapter-B/part-64/subpart-L/section-64.1200',
 } as const;
-
-/** The hours of one day, or null: no calls that day. Sunday first, as `LocalDay.weekday`. */
-type Week = readonly [
-  DayWindow | null,
-  DayWindow | null,
-  DayWindow | null,
-  DayWindow | null,
-  DayWindow | null,
-  DayWindow | null,
-  DayWindow | null,
-];
 
 /**
  * A state's rule as data: its hours on each day of the week, on its holidays (./holidays.ts), and
@@ -48,26 +31,13 @@ export interface StateRule {
   source: string;
 }
 
-const hours = (start: number, end: number): DayWindow => ({ start: start * 60, end: end * 60 });
 /** A compilation that quotes each statute verbatim and names where it was read (meydayapp/fieldquo, lib/sales/callingRules.js). */
 const QUOTED_IN = 'quoted in https://github.com/meydayapp/fieldquo/blob/d1c5045b2f19581adde532d088308d46f35780fe/lib/sales/callingRules.js';
-const everyDay = (window: DayWindow): Week => [window, window, window, window, window, window, window];
-const noSunday = (window: DayWindow): Week => [null, window, window, window, window, window, window];
-const weekdaysAndWeekend = (weekday: DayWindow | null, weekend: DayWindow | null): Week => [
-  weekend,
-  weekday,
-  weekday,
-  weekday,
-  weekday,
-  weekday,
-  weekend,
-];
-const weekdaysOnly = (window: DayWindow): Week => weekdaysAndWeekend(window, null);
 
 /**
  * State rules stricter than the federal one, applied on top of it (the stricter reading wins). Only
  * rows read from the statute or regulation named in `source`; a state missing here has no stricter rule in this
- * table (docs/decisions/campaigns.md, "Calling hours", and "State calling-hour statutes" say how rows are added
+ * table (docs/decisions/campaigns.md, "Calling hours" and "State and national calling-hour statutes" say how rows are added
  * and which states could not be sourced). Rules on automated or artificial-voice calls apply: every call here is
  * dialled by software and voiced by a synthesized voice.
  */
@@ -218,62 +188,6 @@ export const STATE_RULES: readonly StateRule[] = [
     source: `Wyo. Stat. § 40-12-302(d), ${QUOTED_IN}`,
   },
 ];
-
-export interface CountryRule {
-  /** ISO 3166 code of the country (libphonenumber's region of the number). */
-  country: string;
-  /** The window on each weekday, Sunday first; null: no calls that day. */
-  week: Week;
-  /** The window on a national holiday (COUNTRY_HOLIDAYS in ./holidays.ts); absent: a holiday is an ordinary day. */
-  holiday?: DayWindow | null;
-  source: string;
-}
-
-/** National rules stricter than the default window, applied on top of it (and of a state's, the stricter wins). */
-export const COUNTRY_RULES: readonly CountryRule[] = [
-  {
-    country: 'AU',
-    // Telemarketing calls: weekdays 9 a.m. to 8 p.m., Saturdays 9 a.m. to 5 p.m., not on Sundays (nor on national
-    // public holidays, which are not in ./holidays.ts: the Standard's list of them was not read).
-    week: [null, hours(9, 20), hours(9, 20), hours(9, 20), hours(9, 20), hours(9, 20), hours(9, 17)],
-    source:
-      'Telecommunications (Telemarketing and Research Calls) Industry Standard 2017 (ACMA): https://www.donotcall.gov.au/consumers/consumer-overview/industry-standards/',
-  },
-  {
-    country: 'CA',
-    // Telemarketing calls: 9:00 a.m. to 9:30 p.m. on weekdays, 10:00 a.m. to 6:00 p.m. on weekends (the default's 21:00 ends weekdays earlier).
-    week: weekdaysAndWeekend({ start: 9 * 60, end: 21 * 60 + 30 }, hours(10, 18)),
-    source:
-      'CRTC Unsolicited Telecommunications Rules, Telemarketing Rules (calling curfews): https://crtc.gc.ca/eng/phone/telemarketing/tobligations/rules-regles.htm',
-  },
-  {
-    country: 'ES',
-    // "En ningún caso, las llamadas telefónicas se efectuarán antes de las 9 horas ni más tarde de las 21 horas ni festivos
-    // o fines de semana": weekdays 9:00-21:00, not on the national festivos (./holidays.ts; regional and local ones are not there).
-    week: weekdaysOnly(hours(9, 21)),
-    holiday: null,
-    source:
-      'Real Decreto Legislativo 1/2007 (TRLGDCU), art. 96.2: https://www.genbeta.com/actualidad/llamadas-comerciales-ilegales-a-partir-hora-asi-puedes-actuar-recibes',
-  },
-  {
-    country: 'FR',
-    // Monday to Friday except public holidays, 10:00-13:00 and 14:00-20:00 in the consumer's zone.
-    week: weekdaysOnly({ ...hours(10, 20), pause: hours(13, 14) }),
-    holiday: null,
-    source: 'Code de la consommation, art. D. 223-9 (décret n° 2022-1313): https://www.legifrance.gouv.fr/jorf/id/JORFTEXT000046421823',
-  },
-];
-
-const RULE_OF_COUNTRY = new Map(COUNTRY_RULES.map((rule) => [rule.country, rule]));
-
-/** The window `rule` allows on `day` (null: no calls that day). */
-export function countryWindow(rule: CountryRule, day: LocalDay): DayWindow | null {
-  return rule.holiday !== undefined && isCountryHoliday(day, rule.country) ? rule.holiday : rule.week[day.weekday];
-}
-
-export function countryRuleOf(country: string | null): CountryRule | undefined {
-  return country ? RULE_OF_COUNTRY.get(country) : undefined;
-}
 
 const RULE_OF_STATE = new Map(STATE_RULES.map((rule) => [rule.state, rule]));
 
