@@ -43,14 +43,14 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
       key: ctx.tenant.keys.live,
       body: {
         line_ids: [line.id],
-        contacts: [{ to_number: '+14155550303' }],
+        contacts: [{ to_number: '+14155550309' }],
         answering_machine: { action: 'voicemail', voicemail_message: VOICEMAIL },
       },
     });
     expect(created.status).toBe(201);
-    const twilioCall = await stubCallTo('+14155550303');
+    const twilioCall = await stubCallTo('+14155550309');
     expect(twilioCall.machineDetection).toBe('DetectMessageEnd');
-    const create = stub.requests.find((r) => r.path.endsWith('/Calls.json') && r.method === 'POST' && r.params.To === '+14155550303')!;
+    const create = stub.requests.find((r) => r.path.endsWith('/Calls.json') && r.method === 'POST' && r.params.To === '+14155550309')!;
     expect(create.params).toMatchObject({ AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST' });
     expect(twilioCall.asyncAmdStatusCallback).toMatch(/\/carrier\/twilio\/calls\/amd\?call_id=/);
     const callId = new URL(twilioCall.asyncAmdStatusCallback!).searchParams.get('call_id')!;
