@@ -24,8 +24,7 @@ const CREATE_ARGUMENTS: Record<string, string> = {
   contacts:
     'The people to call, in order: each `{to_number}` in E.164 form, with optional `variables` (values for the {{name}} placeholders of the texts) and `metadata` (echoed in results). ' +
     'A number that is not a phone number, or repeats an earlier one, is skipped and reported, not refused',
-  topic:
-    'Make each call a hosted conversation about this topic (Switchboard’s AI talks); without it each line answers as its mode decides',
+  topic: 'Make each call a hosted conversation about this topic (Switchboard’s AI talks); without it each line answers as its mode decides',
   begin_message: 'With topic: what the AI says first on each call (optional)',
   max_duration_seconds: 'With topic: the longest each conversation may last, in seconds',
   answering_machine:
@@ -98,8 +97,7 @@ export const CAMPAIGN_TOOL_SPECS: readonly ToolSpec[] = [
     operationId: 'resumeCampaign',
     title: 'Resume a paused calling campaign',
     annotations: { ...CONTROL, openWorldHint: true },
-    use:
-      'Lets a paused campaign call again, also one that paused itself (funds and lines are checked again at its next call: if they still lack, it pauses again).',
+    use: 'Lets a paused campaign call again, also one that paused itself (funds and lines are checked again at its next call: if they still lack, it pauses again).',
     refusals: ['not_found', 'campaign_ended'],
     refusalWords: CAMPAIGN_REFUSALS,
     arguments: { id: CAMPAIGN_ID },

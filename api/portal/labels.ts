@@ -2,7 +2,14 @@ import { CALL_DIRECTIONS, CALL_STATUSES, END_CAUSES } from '../../src/domain/cal
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import type { TimelineWords } from '../../src/domain/calls/timeline';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
-import { CAMPAIGN_STATUSES, CONTACT_OUTCOMES, CONTACT_STATUSES, PAUSED_REASONS, SKIP_REASONS } from '../../src/domain/campaigns/rules';
+import {
+  ANSWERING_MACHINE_ACTIONS,
+  CAMPAIGN_STATUSES,
+  CONTACT_OUTCOMES,
+  CONTACT_STATUSES,
+  PAUSED_REASONS,
+  SKIP_REASONS,
+} from '../../src/domain/campaigns/rules';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { OPT_OUT_SOURCES } from '../../src/domain/compliance/optOuts';
 import type { Environment } from '../../src/domain/keys/format';
@@ -245,6 +252,12 @@ export const PAUSED_REASON_LABELS: Vocabulary<(typeof PAUSED_REASONS)[number]> =
   insufficient_credits: 'The balance ran out',
   agent_cap_exceeded: "The creating key's monthly spend cap is reached",
   line_unavailable: 'No line of its pool can place calls',
+};
+
+/** What a campaign's calls do when a machine answers (`answering_machine.action`). */
+export const ANSWERING_MACHINE_LABELS: Vocabulary<(typeof ANSWERING_MACHINE_ACTIONS)[number]> = {
+  hang_up: 'Hang up',
+  voicemail: 'Leave a voicemail message',
 };
 
 /** The two environments of a workspace (src/domain/keys/format.ts `Environment`). */

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/knex';
 import { restrictedLineIds } from '../keys/grants';
 import type { OutboundActor } from '../outbound/preflight';
 import { progressOf, toCampaignRecord, toContactResult } from './records';
+import type { CampaignStatus } from './rules';
 import { attemptCalls, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
 
 /** Reading campaigns: a key restricted to some lines sees the campaigns whose every pool line is one of them. */
@@ -29,9 +30,10 @@ export async function campaignRecord(db: Db, reader: Reader, id: string) {
   return toCampaignRecord(row, progressOf(await contactTally(db, row.id)));
 }
 
-/** The campaigns the reader sees, newest first; the caller pages the query (cursor on created_at, id). */
-export function visibleCampaigns(db: Db, reader: Reader): Knex.QueryBuilder<CampaignRow, CampaignRow[]> {
+/** The campaigns the reader sees (of one status, when given), newest first; the caller pages the query (cursor on created_at, id). */
+export function visibleCampaigns(db: Db, reader: Reader, status?: CampaignStatus): Knex.QueryBuilder<CampaignRow, CampaignRow[]> {
   const query = campaignsOf(db, reader);
+  if (status) query.andWhere({ status });
   const allowed = restrictedLineIds(reader.key);
   if (allowed) query.whereRaw('line_ids <@ ?::uuid[]', [allowed as string[]]);
   return query as unknown as Knex.QueryBuilder<CampaignRow, CampaignRow[]>;
