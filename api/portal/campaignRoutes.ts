@@ -185,8 +185,8 @@ export function campaignRoutes(router: Router<AppState>, deps: AppDeps): void {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    const campaign = await campaignOf(deps, operator, ctx.params.id);
-    sendPage(ctx, 200, campaignLive(campaign, navOf(operator, CAMPAIGNS), roleAllows(operator, 'calls:control')));
+    const input = await campaignPageInput(deps, operator, ctx.params.id, afterOf(ctx.query.after));
+    sendPage(ctx, 200, campaignLive(input, navOf(operator, CAMPAIGNS)));
   });
 
   // Every contact's result, as GET /api/v1/campaigns/{id}/results.csv writes it.

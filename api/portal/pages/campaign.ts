@@ -34,13 +34,15 @@ export function stillChanging(campaign: CampaignRecord): boolean {
 
 /**
  * The live part of a campaign's page: its status, why it paused, its progress (contacts done of all, by status and by
- * outcome) and the controls its status allows. htmx reloads it every 3 s (GET /portal/campaigns/:id/live, this same
+ * outcome), the controls its status allows and the page of contacts shown. htmx reloads it every 3 s (GET /portal/campaigns/:id/live, this same
  * fragment) while the figures may change; the fragment that shows it ended carries no trigger, so the polling stops.
  */
-export function campaignLive(campaign: CampaignRecord, nav: Pick<PageNav, 'environment' | 'csrfToken'>, mayControl: boolean): Html {
+export function campaignLive(input: CampaignPageInput, nav: Pick<PageNav, 'environment' | 'csrfToken'>): Html {
+  const { campaign, mayControl } = input;
   const changing = stillChanging(campaign);
+  const after = input.after > 0 ? html`&amp;after=${input.after}` : '';
   const polling = changing
-    ? html`hx-get="/portal/campaigns/${campaign.id}/live?env=${nav.environment}" hx-trigger="every 3s" hx-swap="outerHTML"`
+    ? html`hx-get="/portal/campaigns/${campaign.id}/live?env=${nav.environment}${after}" hx-trigger="every 3s" hx-swap="outerHTML"`
     : '';
   const { progress } = campaign;
   const outcomes = CONTACT_OUTCOMES.filter((outcome) => progress[outcome] > 0);
@@ -55,6 +57,7 @@ export function campaignLive(campaign: CampaignRecord, nav: Pick<PageNav, 'envir
             >`
           : ''
       }
+      ${campaign.ended_at ? html`<span id="ended-at">, ended ${time(campaign.ended_at)}</span>` : ''}
     </p>
     <label for="campaign-progress">${doneOf(campaign)}</label>
     <progress id="campaign-progress" max="${Math.max(progress.total, 1)}" value="${progress.done}" data-done="${progress.done}">
@@ -92,7 +95,7 @@ export function campaignLive(campaign: CampaignRecord, nav: Pick<PageNav, 'envir
           </dl>`
         : html`<p id="no-outcomes">No contact is done yet.</p>`
     }
-    ${mayControl ? controls(campaign, nav) : ''}
+    ${mayControl ? controls(campaign, nav) : ''} ${resultsTable(nav, input)}
   </section>`;
 }
 
@@ -153,7 +156,7 @@ function settings(campaign: CampaignRecord, nav: PageNav, lines: ReadonlyMap<str
           ? `Up to ${retry.max_attempts} attempts, ${retry.backoff_seconds} s apart, when ${retry.on.map((o) => labelOf(CONTACT_OUTCOME_LABELS, o).toLowerCase()).join(', ')}`
           : 'None: one attempt per contact',
       )}
-      ${row('Created', time(campaign.created_at))} ${row('Ended', time(campaign.ended_at))}
+      ${row('Created', time(campaign.created_at))}
     </dl>`;
 }
 
@@ -166,7 +169,7 @@ function outcomeCell(result: ContactResult): Html | string {
     : badge;
 }
 
-function resultsTable(nav: PageNav, input: CampaignPageInput): Html {
+function resultsTable(nav: Pick<PageNav, 'environment'>, input: CampaignPageInput): Html {
   const { campaign } = input;
   const base = `/portal/campaigns/${campaign.id}`;
   return html`<h2 id="results-title">Contacts</h2>
@@ -215,7 +218,7 @@ export function campaignPage(nav: PageNav, input: CampaignPageInput): Html {
     campaignName(campaign),
     html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status" id="campaign-notice">${input.notice}</p>` : ''}
       <p><a href="/portal/campaigns?env=${nav.environment}">All campaigns</a></p>
-      ${campaignLive(campaign, nav, input.mayControl)} ${resultsTable(nav, input)} ${settings(campaign, nav, input.lines)}`,
+      ${campaignLive(input, nav)} ${settings(campaign, nav, input.lines)}`,
     nav,
   );
 }
