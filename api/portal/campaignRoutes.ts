@@ -20,7 +20,7 @@ import { linesByIds, linesForFilter } from './lineChoices';
 import { spendPortalLimit } from './limits';
 import { readFilters, type FilterRule } from './listFilters';
 import { actorOf, getOperatorPage, navOf, operatorForm, roleAllows } from './operatorPages';
-import { campaignLive, campaignPage, type CampaignPageInput } from './pages/campaign';
+import { campaignLive, campaignPage, type CampaignLiveInput, type CampaignPageInput } from './pages/campaign';
 import { campaignsPage, type CampaignListFilters, type CampaignsPageInput } from './pages/campaigns';
 import { signedInOperator, type Operator } from './visitor';
 
@@ -66,7 +66,14 @@ function afterOf(value: unknown): number {
   throw errors.validation([{ field: 'after', message: 'Must be a row number of this campaign' }]);
 }
 
-/** Everything the campaign's page shows: the campaign, its pool's lines, a page of results, whether the role may control it. */
+/** What the campaign's live part shows: the campaign, a page of its results from row `after` + 1, whether the role may control it. */
+async function campaignLiveInput(deps: AppDeps, operator: Operator, id: string, after: number): Promise<CampaignLiveInput> {
+  const campaign = await campaignOf(deps, operator, id);
+  const results = (await resultsPage(deps.db, actorOf(operator), id, after, RESULTS_SHOWN))!;
+  return { campaign, results: results.results, after, nextAfter: results.next_cursor, mayControl: roleAllows(operator, 'calls:control') };
+}
+
+/** Everything the campaign's page shows: its live part, and its pool's lines for its settings. */
 export async function campaignPageInput(
   deps: AppDeps,
   operator: Operator,
@@ -74,17 +81,8 @@ export async function campaignPageInput(
   after = 0,
   extra: Partial<CampaignPageInput> = {},
 ): Promise<CampaignPageInput> {
-  const campaign = await campaignOf(deps, operator, id);
-  const results = (await resultsPage(deps.db, actorOf(operator), id, after, RESULTS_SHOWN))!;
-  return {
-    campaign,
-    lines: await linesByIds(deps, operator, campaign.line_ids),
-    results: results.results,
-    after,
-    nextAfter: results.next_cursor,
-    mayControl: roleAllows(operator, 'calls:control'),
-    ...extra,
-  };
+  const live = await campaignLiveInput(deps, operator, id, after);
+  return { ...live, lines: await linesByIds(deps, operator, live.campaign.line_ids), ...extra };
 }
 
 /** The list page's input: a page of campaigns (filtered by status) and, for a role that may create, the create form. */
@@ -185,7 +183,7 @@ export function campaignRoutes(router: Router<AppState>, deps: AppDeps): void {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    const input = await campaignPageInput(deps, operator, ctx.params.id, afterOf(ctx.query.after));
+    const input = await campaignLiveInput(deps, operator, ctx.params.id, afterOf(ctx.query.after));
     sendPage(ctx, 200, campaignLive(input, navOf(operator, CAMPAIGNS)));
   });
 

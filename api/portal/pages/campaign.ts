@@ -10,16 +10,20 @@ import { formatCents } from './overview';
 
 type ContactResult = ReturnType<typeof toContactResult>;
 
-export interface CampaignPageInput {
+/** What the live part of a campaign's page shows. */
+export interface CampaignLiveInput {
   campaign: CampaignRecord;
-  /** Its pool lines, by id (a line since released keeps its name). */
-  lines: ReadonlyMap<string, LineChoice>;
   /** A page of its contacts' results in list order, from row `after` + 1. */
   results: ContactResult[];
   after: number;
   nextAfter: string | null;
   /** May pause, resume and cancel (calls:control). */
   mayControl: boolean;
+}
+
+export interface CampaignPageInput extends CampaignLiveInput {
+  /** Its pool lines, by id (a line since released keeps its name). */
+  lines: ReadonlyMap<string, LineChoice>;
   notice?: string;
   error?: ShownError;
 }
@@ -37,7 +41,7 @@ export function stillChanging(campaign: CampaignRecord): boolean {
  * outcome), the controls its status allows and the page of contacts shown. htmx reloads it every 3 s (GET /portal/campaigns/:id/live, this same
  * fragment) while the figures may change; the fragment that shows it ended carries no trigger, so the polling stops.
  */
-export function campaignLive(input: CampaignPageInput, nav: Pick<PageNav, 'environment' | 'csrfToken'>): Html {
+export function campaignLive(input: CampaignLiveInput, nav: Pick<PageNav, 'environment' | 'csrfToken'>): Html {
   const { campaign, mayControl } = input;
   const changing = stillChanging(campaign);
   const after = input.after > 0 ? html`&amp;after=${input.after}` : '';
@@ -169,7 +173,7 @@ function outcomeCell(result: ContactResult): Html | string {
     : badge;
 }
 
-function resultsTable(nav: Pick<PageNav, 'environment'>, input: CampaignPageInput): Html {
+function resultsTable(nav: Pick<PageNav, 'environment'>, input: CampaignLiveInput): Html {
   const { campaign } = input;
   const base = `/portal/campaigns/${campaign.id}`;
   return html`<h2 id="results-title">Contacts</h2>
