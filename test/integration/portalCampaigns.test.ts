@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
-import { PortalClient, type PortalResponse, signUpOperator, createLineInPortal } from '../support/portalClient';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
+import { bucketFor, RATE_LIMITS } from '../../src/domain/limits/policies';
+import { PortalClient, type PortalResponse, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
@@ -145,7 +147,7 @@ describe('portal campaigns', () => {
   });
 
   it('pauses, resumes and cancels (behind its confirmation) as the API does; another workspace sees none of it', async () => {
-    const { client } = await signUpOperator(h, 'campaign-control');
+    const { client, workspaceId, userId } = await signUpOperator(h, 'campaign-control');
     const line = await activeLine(client, 'Pool');
     // 52 contacts (more than a page of 50), from tomorrow (UTC, as the date-and-time picker posts it): nobody is called while the test controls it.
     const numbers = Array.from({ length: 52 }, (_, index) => `+1415555${String(1000 + index)}`);
@@ -179,6 +181,27 @@ describe('portal campaigns', () => {
     expect(pausedPage.text).toContain('id="resume"');
     expect((await client.post(`/portal/campaigns/${id}/resume`, hidden)).status).toBe(303);
     expect(await status()).toBe('scheduled');
+
+    // Pausing and resuming spent the API's row, in the workspace's bucket its API keys share: once it is full, both refuse.
+    const bucket = bucketFor('campaigns.control', { workspaceId, environment: 'test', userId, keyId: '' });
+    expect((await h.db('rate_limit_windows').where({ bucket }).first()).hits).toHaveLength(2);
+    const { limit } = RATE_LIMITS['campaigns.control'];
+    await h
+      .db('rate_limit_windows')
+      .where({ bucket })
+      .update({ hits: h.db.raw('array_fill(?::timestamptz, array[?::int])', [h.clock.now().toISOString(), limit]) });
+    const limited = await client.post(`/portal/campaigns/${id}/pause`, hidden);
+    expect([limited.status, shownError(limited)]).toEqual([429, 'rate_limited']);
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'api' })).plaintext;
+    expect((await h.request('POST', `/api/v1/campaigns/${id}/pause`, { key })).status).toBe(429);
+    expect(await status()).toBe('scheduled');
+    await h.db('rate_limit_windows').where({ bucket }).delete();
+
+    // A plain member may create and control campaigns, as they may place and hang up calls (the same scopes).
+    const member = await signInMember(h.apiUrl, h.db, workspaceId);
+    expect((await member.get(`/portal/campaigns/${id}?env=test`)).text).toContain('id="pause"');
+    expect((await member.get('/portal/campaigns?env=test')).text).toContain('Create campaign</button>');
 
     // Cancelling asks first, saying who is never called; a post without the confirmation changes nothing.
     const confirm = await client.get(`/portal/campaigns/${id}/cancel?env=test`);
