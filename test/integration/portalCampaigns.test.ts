@@ -124,6 +124,13 @@ describe('portal campaigns', () => {
     const calls = await h.db('campaign_attempts').where({ campaign_id: id }).pluck('call_id');
     expect(calls).toHaveLength(3);
     for (const callId of calls) expect(ended.text).toContain(`href="/portal/calls/${callId}?env=test"`);
+    // Each call's page names the campaign and the contact it was placed for.
+    const [busyCall] = await h.db('calls').whereIn('id', calls).where({ to_number: busy }).pluck('id');
+    expect((await client.get(`/portal/calls/${busyCall}?env=test`)).text).toMatch(
+      new RegExp(
+        `Placed by the campaign\\s+<a href="/portal/campaigns/${id}\\?env=test">Reminders</a>, for its contact on\\s+row 1 \\(attempt 1\\)`,
+      ),
+    );
     // No controls once ended.
     expect(ended.text).not.toContain('id="pause"');
 

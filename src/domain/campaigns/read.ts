@@ -4,7 +4,7 @@ import { restrictedLineIds } from '../keys/grants';
 import type { OutboundActor } from '../outbound/preflight';
 import { progressOf, toCampaignRecord, toContactResult } from './records';
 import type { CampaignStatus } from './rules';
-import { attemptCalls, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
+import { attemptCalls, attemptOfCall, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
 
 /** Reading campaigns: a key restricted to some lines sees the campaigns whose every pool line is one of them. */
 
@@ -81,4 +81,11 @@ export async function* allResults(db: Db, campaignId: string) {
 export async function readableCampaign(db: Db, reader: Reader, id: string): Promise<CampaignRow | undefined> {
   const row = await findCampaign(db, reader, id);
   return row && visibleTo(reader, row) ? row : undefined;
+}
+
+/** The campaign (and its contact's row and attempt) that placed the call `callId`, when the reader may read that campaign. */
+export async function campaignOfCall(db: Db, reader: Reader, callId: string) {
+  const attempt = await attemptOfCall(db, callId);
+  const campaign = attempt && (await readableCampaign(db, reader, attempt.campaign_id));
+  return campaign ? { id: campaign.id, name: campaign.name, row: attempt.row_number, attempt: attempt.attempt } : undefined;
 }
