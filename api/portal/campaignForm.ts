@@ -57,6 +57,7 @@ export function campaignBodyOfForm(form: Record<string, string>): { body?: Creat
           },
         }
       : {}),
+    ...(form.machine_detection ? { machine_detection: 'detect' } : {}),
     // A message typed without its action is refused (the schema names the action), not dropped.
     ...(action || typed('voicemail_message')
       ? { answering_machine: { action, ...(typed('voicemail_message') ? { voicemail_message: typed('voicemail_message') } : {}) } }

@@ -68,10 +68,19 @@ describe('portal campaigns', () => {
     );
     expect([notJson.status, shownError(notJson), fieldsShown(notJson)]).toEqual([422, 'validation_error', ['contacts']]);
     expect(notJson.text).toContain('[{&quot;to_number&quot;: </textarea');
-    // the API schema's (no line, a pace beyond the workspace's), then the use case's (more at once than the pool has lines).
-    const schema = await client.post('/portal/campaigns', await createForm(client, { contacts: busy, calls_per_minute: '601' }));
+    // the API schema's (no line, a pace beyond the workspace's, a voicemail message without leaving one), then the use
+    // case's (more at once than the pool has lines).
+    const schema = await client.post(
+      '/portal/campaigns',
+      await createForm(client, { contacts: busy, calls_per_minute: '601', voicemail_message: 'Call us back.' }),
+    );
     expect([schema.status, shownError(schema)]).toEqual([422, 'validation_error']);
-    expect(fieldsShown(schema).sort()).toEqual(['calls_per_minute', 'line_ids']);
+    expect([...new Set(fieldsShown(schema))].sort()).toEqual([
+      'answering_machine.action',
+      'answering_machine.voicemail_message',
+      'calls_per_minute',
+      'line_ids',
+    ]);
     expect(schema.text).toContain('value="601"');
     const useCase = await client.post(
       '/portal/campaigns',
@@ -87,6 +96,7 @@ describe('portal campaigns', () => {
       [`line.${first}`]: 'on',
       [`line.${second}`]: 'on',
       contacts: `${busy}\n${unanswered}\n\nnot a number\n${alsoBusy}\n`,
+      machine_detection: 'on',
     });
     const created = await client.post('/portal/campaigns', form);
     expect(created.status).toBe(303);
@@ -95,7 +105,14 @@ describe('portal campaigns', () => {
     const again = await client.post('/portal/campaigns', form);
     expect(campaignIdOf(again)).toBe(id);
     const row = await h.db('campaigns').where({ id }).first();
-    expect(row).toMatchObject({ name: 'Reminders', line_ids: [first, second], calls_per_minute: 60, max_attempts: 1 });
+    expect(row).toMatchObject({
+      name: 'Reminders',
+      line_ids: [first, second],
+      calls_per_minute: 60,
+      max_attempts: 1,
+      machine_detection: true,
+      answering_machine: null,
+    });
     expect(await campaignCount()).toBe('1');
 
     const opened = await client.get(`/portal/campaigns/${id}?env=test&done=created`);

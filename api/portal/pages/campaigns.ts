@@ -170,6 +170,10 @@ ${typed('contacts')}</textarea>
                   >`,
               )}
             </fieldset>
+            <label class="check"
+              ><input type="checkbox" name="machine_detection" value="on" ${form.machine_detection ? html`checked` : ''} /> Detect answering
+              machines (a few seconds after each answer; always with the choice below)</label
+            >
             <label for="answering_machine">When a machine answers</label>
             <select id="answering_machine" name="answering_machine">
               ${option('', typed('answering_machine'), 'Go on as with a person')}
