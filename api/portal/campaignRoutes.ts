@@ -3,7 +3,8 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { runIdempotently } from '../middleware/idempotency';
-import { isUuid } from '../openapi/formats';
+import { withRequestRules } from '../openapi/document';
+import { boundIntegers, isUuid } from '../openapi/formats';
 import { bodyProblems } from '../openapi/validator';
 import { newestFirstPage } from '../pagination';
 import { campaignRoutes as campaignOperations, createCampaignAnswering, RESULT_COLUMNS } from '../routes/campaigns';
@@ -37,9 +38,10 @@ const createFormLimit = (deps: AppDeps) => deps.config.maxBodyBytes;
 
 export const CAMPAIGN_FILTERS = { status: { oneOf: CAMPAIGN_STATUSES } } as const satisfies Record<keyof CampaignListFilters, FilterRule>;
 
+/** The API's own check of the body: its operation's schema with the request rules the API adds (no NUL, safe integers). */
 const CREATE_BODY_SCHEMA = (() => {
   const create = campaignOperations().find((route) => route.operationId === 'createCampaign')!;
-  return create.doc.requestBody!.content['application/json'].schema;
+  return boundIntegers(withRequestRules(create.doc)).requestBody!.content['application/json'].schema;
 })();
 
 /** What the page says after a change made from it (`?done=`). */

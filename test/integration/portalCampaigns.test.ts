@@ -68,11 +68,12 @@ describe('portal campaigns', () => {
     );
     expect([notJson.status, shownError(notJson), fieldsShown(notJson)]).toEqual([422, 'validation_error', ['contacts']]);
     expect(notJson.text).toContain('[{&quot;to_number&quot;: </textarea');
-    // the API schema's (no line, a pace beyond the workspace's, a voicemail message without leaving one), then the use
+    // the API schema's with its request rules (no line, a pace beyond the workspace's, a voicemail message without leaving
+    // one, a NUL character Postgres cannot store), then the use
     // case's (more at once than the pool has lines).
     const schema = await client.post(
       '/portal/campaigns',
-      await createForm(client, { contacts: busy, calls_per_minute: '601', voicemail_message: 'Call us back.' }),
+      await createForm(client, { name: 'Nul\u0000name', contacts: busy, calls_per_minute: '601', voicemail_message: 'Call us back.' }),
     );
     expect([schema.status, shownError(schema)]).toEqual([422, 'validation_error']);
     expect([...new Set(fieldsShown(schema))].sort()).toEqual([
@@ -80,7 +81,11 @@ describe('portal campaigns', () => {
       'answering_machine.voicemail_message',
       'calls_per_minute',
       'line_ids',
+      'name',
     ]);
+    // A NUL character is refused where the API refuses it (its request rules), not sent on to Postgres.
+    const nul = await client.post('/portal/campaigns', await createForm(client, { [`line.${first}`]: 'on', contacts: `${busy}\u0000` }));
+    expect([nul.status, shownError(nul), fieldsShown(nul)]).toEqual([422, 'validation_error', ['contacts.0.to_number']]);
     expect(schema.text).toContain('value="601"');
     const useCase = await client.post(
       '/portal/campaigns',
