@@ -20,7 +20,8 @@ function integerOrTyped(value: string): number | string {
 /** The pasted contacts: a JSON list (`[{"to_number": …, "variables": {…}}]`) or one number a line (blank lines skipped). */
 function contactsOf(text: string): { contacts?: unknown; problem?: ErrorDetail } {
   const trimmed = text.trim();
-  if (!trimmed.startsWith('['))
+  // JSON starts a list or an object (an object is then refused by the schema: the API takes a list).
+  if (!trimmed.startsWith('[') && !trimmed.startsWith('{'))
     return { contacts: trimmed.split(/\r?\n/).flatMap((line) => (line.trim() ? [{ to_number: line.trim() }] : [])) };
   try {
     return { contacts: JSON.parse(trimmed) };
