@@ -173,6 +173,23 @@ describe('portal campaigns', () => {
     expect((await client.get('/portal/campaigns?env=test&status=running')).text).not.toContain(`data-campaign-id="${id}"`);
     const unknown = await client.get('/portal/campaigns?env=test&status=finished');
     expect([unknown.status, shownError(unknown), fieldsShown(unknown)]).toEqual([422, 'validation_error', ['status']]);
+
+    // Paged by cursor, 50 a page: 50 older ended campaigns of this workspace (rows only: nothing to run) push it onto page 2's end.
+    await h.db('campaigns').insert(
+      Array.from({ length: 50 }, (_, index) => ({
+        ...row,
+        id: crypto.randomUUID(),
+        name: `Older ${index}`,
+        status: 'cancelled',
+        created_at: new Date(row.created_at.getTime() + (index + 1) * 1000),
+      })),
+    );
+    const firstPage = await client.get('/portal/campaigns?env=test');
+    const listedIds = (page: PortalResponse) => [...page.text.matchAll(/data-campaign-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(listedIds(firstPage)).toHaveLength(50);
+    expect(listedIds(firstPage)).not.toContain(id);
+    const older = /<a id="older" href="([^"]+)"/.exec(firstPage.text)![1].replace(/&amp;/g, '&');
+    expect(listedIds(await client.get(older))).toEqual([id]);
   });
 
   it('pauses, resumes and cancels (behind its confirmation) as the API does; another workspace sees none of it', async () => {
