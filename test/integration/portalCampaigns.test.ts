@@ -254,6 +254,13 @@ describe('portal campaigns', () => {
     expect(await status()).toBe('scheduled');
     await h.db('rate_limit_windows').where({ bucket }).delete();
 
+    // A campaign that paused itself says why, in words, and resumes from the same button (as the dispatcher records it: rows only).
+    await h.db('campaigns').where({ id }).update({ status: 'paused', paused_reason: 'insufficient_credits' });
+    const selfPaused = await client.get(`/portal/campaigns/${id}?env=test`);
+    expect(selfPaused.text).toMatch(/data-paused-reason="insufficient_credits"\s*>: paused itself\. The balance ran out\./);
+    expect((await client.post(`/portal/campaigns/${id}/resume`, hidden)).status).toBe(303);
+    expect(await h.db('campaigns').where({ id }).first()).toMatchObject({ status: 'scheduled', paused_reason: null });
+
     // A plain member may create and control campaigns, as they may place and hang up calls (the same scopes).
     const member = await signInMember(h.apiUrl, h.db, workspaceId);
     expect((await member.get(`/portal/campaigns/${id}?env=test`)).text).toContain('id="pause"');
