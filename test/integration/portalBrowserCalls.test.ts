@@ -189,7 +189,10 @@ describe('portal lines and calls in a browser', () => {
     expect((await sim.calls.hangUp(callId)).status).toBe(200);
     await page.locator('[data-campaign-status="completed"]').waitFor({ timeout: 20_000 });
     await expect(page.locator('[data-count="done"]').textContent()).resolves.toBe('1');
-    await expect(page.locator('[data-outcome="answered"]').textContent()).resolves.toBe('1');
+    await expect(page.locator('#outcome-counts [data-outcome="answered"]').textContent()).resolves.toBe('1');
+    // The contact's row changed in place too, with a link to its call.
+    await expect(page.locator('#results tr[data-row="1"]').getAttribute('data-outcome')).resolves.toBe('answered');
+    await expect(page.locator(`#results a[href="/portal/calls/${callId}?env=test"]`).count()).resolves.toBe(1);
     await expect(page.locator('#campaign-progress').getAttribute('value')).resolves.toBe('1');
     await expect(page.evaluate('window.campaignPageMark')).resolves.toBe(true);
     // Ended: the live part no longer reloads itself.
