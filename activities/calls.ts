@@ -145,6 +145,7 @@ export function createCallActivities({
           eventsUrl: carrierEventsUrl,
           record: call.record ?? false,
           ...(call.machineDetection ? { machineDetection: true } : {}),
+          ...(call.machineDetection && call.detectGreetingEnd ? { detectGreetingEnd: true } : {}),
           ...(call.language ? { language: call.language } : {}),
         }),
       );

@@ -160,4 +160,17 @@ export const patches = {
    * Recorded with it: callWorkflow.v8-campaign-voicemail.
    */
   campaignMachine: 'campaign-answering-machine',
+
+  /**
+   * Issue 31: a campaign's call that leaves a voicemail message is placed with the carrier's end-of-greeting detection
+   * (`detectGreetingEnd` in its input): who answered may come after the answer (`call.machine_detection`, waited for
+   * in `whoAnswered`), and the message is spoken once the machine's greeting ended (`call.greeting_ended`, waited for
+   * in `answerMachine`, workflows/calls/machine.ts). Asked only by calls placed with `detectGreetingEnd`, which did not
+   * exist before it: no recorded history takes the old branch.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), replace both `patched` calls
+   * with `deprecatePatch`, and drop the id a release later.
+   * Recorded with it: callWorkflow.v9-voicemail-after-greeting.
+   */
+  voicemailAfterGreeting: 'voicemail-after-greeting',
 } as const;

@@ -285,7 +285,8 @@ export function campaignRoutes(): RouteDef[] {
               additionalProperties: false,
               required: ['action'],
               description:
-                'When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak ' +
+                'When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: once the ' +
+                'machine’s greeting has ended (its beep, as the carrier detects it; at most 30 s after the machine was detected), speak ' +
                 '`voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. ' +
                 'Without it, a machine’s answer goes on as the line decides.',
               properties: {

@@ -11641,7 +11641,7 @@ export interface operations {
                      */
                     machine_detection?: "detect" | "disabled";
                     /**
-                     * @description When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak `voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. Without it, a machine’s answer goes on as the line decides.
+                     * @description When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: once the machine’s greeting has ended (its beep, as the carrier detects it; at most 30 s after the machine was detected), speak `voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. Without it, a machine’s answer goes on as the line decides.
                      * @example {
                      *       "action": "voicemail",
                      *       "voicemail_message": "Hello, this is Acme Dental about your appointment. Please call us back."

@@ -39,6 +39,10 @@ export interface CallRecord {
   machine_detection: boolean;
   /** Who answered, when detection was asked (the destination's configured `answered_by`, else `human`). */
   answered_by: AnsweredBy | null;
+  /** Placed with `greeting_end_detection`: who answered follows the answer, and a machine's greeting end is reported. */
+  greeting_end_detection: boolean;
+  /** When a machine's greeting ended (its beep): what is said from then on is what it records. */
+  greeting_ended_at: string | null;
   /** The latest transfer Switchboard asked for on this call. */
   transfer: TransferRecord | null;
 }
@@ -61,6 +65,8 @@ export interface SpeechRecord {
   state: 'queued' | 'speaking' | 'done' | 'stopped';
   /** The voice asked for (a catalog slug), or null for the carrier's default. */
   voice: string | null;
+  /** When it started playing (ISO 8601), null while queued. */
+  started_at: string | null;
 }
 
 /** DTMF digits Switchboard sent on a call (`POST /carrier/v1/calls/{id}/dtmf`). */
@@ -106,6 +112,7 @@ export function newLiveCall(start: {
   outcome: CallBehaviour | InboundOutcome;
   recording: boolean;
   machineDetection: boolean;
+  greetingEndDetection?: boolean;
 }): LiveCall {
   return {
     record: {
@@ -122,6 +129,8 @@ export function newLiveCall(start: {
       ended_at: null,
       machine_detection: start.machineDetection,
       answered_by: null,
+      greeting_end_detection: start.greetingEndDetection === true,
+      greeting_ended_at: null,
       transfer: null,
     },
     eventsUrl: start.eventsUrl,

@@ -35,6 +35,7 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
   router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
     const body = await readJson(ctx);
     const { call_id: callId, from, to, events_url: eventsUrl, record, machine_detection: machineDetection } = body;
+    const { greeting_end_detection: greetingEndDetection } = body;
     if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
@@ -43,7 +44,12 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
     if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
     if (machineDetection !== undefined && typeof machineDetection !== 'boolean')
       return badRequest(ctx, 'machine_detection must be a boolean');
-    const placed = calls.place({ callId, from, to, eventsUrl: target.url, record, machineDetection });
+    if (
+      greetingEndDetection !== undefined &&
+      (typeof greetingEndDetection !== 'boolean' || (greetingEndDetection && machineDetection !== true))
+    )
+      return badRequest(ctx, 'greeting_end_detection must be a boolean, true only with machine_detection');
+    const placed = calls.place({ callId, from, to, eventsUrl: target.url, record, machineDetection, greetingEndDetection });
     const refusals = { refused: { status: 403, body: { error: 'destination_not_permitted' } }, call_id_reused: 'call_id_reused' };
     answer(ctx, placed, refusals, (call) => ({ carrier_call_id: call.carrier_call_id }), 201);
   });

@@ -24,6 +24,11 @@ import { DEFAULT_WORDS_PER_SECOND, Playback } from './playback';
 
 /** How long an inbound call rings unanswered before the caller gives up. */
 const INBOUND_RING_TIMEOUT_MS = 30_000;
+/**
+ * How long a machine's greeting lasts, from the answer to its beep, on a call placed with greeting-end detection
+ * (short: the suite waits for it; a real greeting lasts 5-30 s).
+ */
+export const MACHINE_GREETING_MS = 1_500;
 /** How long one DTMF tone (with its gap) takes, and a `w` pause. */
 const DTMF_TONE_MS = 100;
 const DTMF_PAUSE_MS = 500;
@@ -110,6 +115,8 @@ export class CallSimulatorState {
     eventsUrl: string;
     record?: boolean;
     machineDetection?: boolean;
+    /** With `machineDetection`: answer first, say who answered after it, and report a machine's greeting end. */
+    greetingEndDetection?: boolean;
   }): CallRecord | 'call_id_reused' | 'refused' {
     if (this.outcomes.get(request.to)?.outcome === 'reject') return 'refused';
     const existing = this.calls.get(request.callId);
@@ -130,6 +137,7 @@ export class CallSimulatorState {
       outcome,
       recording: request.record === true,
       machineDetection: request.machineDetection === true,
+      greetingEndDetection: request.machineDetection === true && request.greetingEndDetection === true,
     });
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
@@ -399,6 +407,7 @@ export class CallSimulatorState {
         call.record.answered_at = new Date().toISOString();
         if (!call.record.machine_detection) return this.events.emit(call, { type: 'call.answered' });
         call.record.answered_by = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
+        if (call.record.greeting_end_detection) return this.detectAfterAnswer(call);
         this.events.emit(call, { type: 'call.answered', answered_by: call.record.answered_by });
         return;
       }
@@ -413,6 +422,22 @@ export class CallSimulatorState {
       default:
         return;
     }
+  }
+
+  /**
+   * End-of-greeting detection, as Twilio's asynchronous DetectMessageEnd and Telnyx's `detect_beep` report it: the
+   * answer at once, who answered after it, and for a machine the end of its greeting (a beep after
+   * {@link MACHINE_GREETING_MS}).
+   */
+  private detectAfterAnswer(call: LiveCall): void {
+    this.events.emit(call, { type: 'call.answered' });
+    this.events.emit(call, { type: 'call.machine_detection', answered_by: call.record.answered_by! });
+    if (call.record.answered_by !== 'machine') return;
+    this.events.later(MACHINE_GREETING_MS, () => {
+      if (call.record.state !== 'answered') return;
+      call.record.greeting_ended_at = new Date().toISOString();
+      this.events.emit(call, { type: 'call.greeting_ended' });
+    });
   }
 
   private end(call: LiveCall): void {

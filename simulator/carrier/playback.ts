@@ -20,7 +20,7 @@ export class Playback {
   /** Queues `text` on the call, and starts it if nothing is playing. */
   enqueue(call: LiveCall, speakId: string, text: string, voice: string | null): SpeechRecord {
     const item: SpeechItem = {
-      record: { speak_id: speakId, text, played_text: '', state: 'queued', voice },
+      record: { speak_id: speakId, text, played_text: '', state: 'queued', voice, started_at: null },
       words: text
         .trim()
         .split(/\s+/)
@@ -79,6 +79,7 @@ export class Playback {
     if (!item) return;
     item.record.state = 'speaking';
     item.startedAt = Date.now();
+    item.record.started_at = new Date(item.startedAt).toISOString();
     item.wordsPerSecond = this.wordsPerSecond;
     this.scheduleTick(call, item);
   }

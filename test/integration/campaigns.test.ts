@@ -160,11 +160,17 @@ describe('campaigns', () => {
     const byNumber = (to: string) => results.filter((r) => r.to_number === to);
     for (const to of busyThenAnswer) expect(byNumber(to)[0]).toMatchObject({ status: 'done', outcome: 'answered', attempts: 2 });
     for (const to of neverAnswer) expect(byNumber(to)[0]).toMatchObject({ status: 'done', outcome: 'no_answer', attempts: 2 });
-    // The machines heard the voicemail message to its end, and nothing else; then the call was hung up.
+    // The machines heard the voicemail message to its end, and nothing else, from the end of their greeting (the
+    // beep) on, so they recorded it whole; then the call was hung up.
     for (const to of machines) {
       const [result] = byNumber(to);
       expect(result).toMatchObject({ status: 'done', outcome: 'voicemail', attempts: 1 });
-      expect((await sim.calls.speech(result.call_ids[0])).map((s) => s.text)).toEqual([VOICEMAIL]);
+      const heard = await sim.calls.speech(result.call_ids[0]);
+      expect(heard.map((s) => [s.text, s.state])).toEqual([[VOICEMAIL, 'done']]);
+      const { greeting_ended_at: greetingEndedAt } = (await sim.calls.find(result.call_ids[0]))!;
+      expect(Date.parse(heard[0].started_at!)).toBeGreaterThanOrEqual(Date.parse(greetingEndedAt!));
+      const call = await get(`/api/v1/calls/${result.call_ids[0]}`);
+      expect(call.body.call.transcript).toEqual([expect.objectContaining({ role: 'assistant', text: VOICEMAIL })]);
       expect((await campaignCalls(campaign.id)).find((c) => c.id === result.call_ids[0])).toMatchObject({
         status: 'completed',
         answered_by: 'machine',

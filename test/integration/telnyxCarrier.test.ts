@@ -353,6 +353,50 @@ describe('Telnyx carrier', () => {
       await calls.hangUp(plain.id);
     });
 
+    it('a campaign’s voicemail: dial asks greeting_end; answered at once, the message only after call.machine.greeting.ended, once though repeated', async () => {
+      const VOICEMAIL = 'This is the clinic: please call us back about tomorrow.';
+      const to = '+14155552672';
+      const line = await lines.create();
+      // Telnyx may deliver identical webhooks twice: the greeting's end and the verdict come twice here.
+      stub.webhooks.duplicate(['call.machine.greeting.ended', 'call.machine.detection.ended']);
+      try {
+        const created = await ctx.h.request('POST', '/api/v1/campaigns', {
+          key: live(),
+          body: {
+            line_ids: [line.id],
+            contacts: [{ to_number: to }],
+            answering_machine: { action: 'voicemail', voicemail_message: VOICEMAIL },
+          },
+        });
+        expect(created.status).toBe(201);
+        const call = await eventually(async () => [...stub.calls.values()].find((c) => c.to === to && c.direction === 'outgoing'));
+        expect(call.commands[0].body).toMatchObject({ answering_machine_detection: 'greeting_end' });
+        const id = decodeClientState(call.commands[0].body.client_state).c!;
+
+        // A machine: the call starts (who answered is known), and nothing is said over its greeting.
+        await stub.answer(call.id, 'machine');
+        expect((await calls.untilStatus(id, ['in_progress'])).answered_by).toBe('machine');
+        await eventually(async () => events('call_started').find((e) => e.body.call_id === id));
+        expect(call.speeches).toEqual([]);
+
+        await stub.greetingEnds(call.id, 'beep_detected');
+        await eventually(async () => (call.speeches.length > 0 ? true : undefined), 20_000, 'the voicemail message');
+        await stub.finishSpeech(call.id);
+        const ended = await calls.untilStatus(id, ['completed']);
+        expect(ended).toMatchObject({ answered_by: 'machine', end_cause: 'answering_machine' });
+        expect(ended.transcript).toEqual([expect.objectContaining({ role: 'assistant', text: VOICEMAIL })]);
+        expect(call.speeches.map((speech) => speech.text)).toEqual([VOICEMAIL]);
+        const campaignId = created.body.campaign.id as string;
+        const result = await eventually(async () => {
+          const res = await ctx.h.request('GET', `/api/v1/campaigns/${campaignId}/results`, { key: live() });
+          return res.body.results?.[0]?.status === 'done' ? res.body.results[0] : undefined;
+        });
+        expect(result).toMatchObject({ outcome: 'voicemail', attempts: 1, call_ids: [id] });
+      } finally {
+        stub.webhooks.duplicate([]);
+      }
+    });
+
     it('a transfer: Telnyx dials the destination from the line’s number; once it answers the call is transferred until it hangs up', async () => {
       const { id, line, call } = await answered();
       await stub.answer(call.id);

@@ -36,6 +36,47 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     await calls.hangUp(id);
   });
 
+  it('a campaign’s voicemail: DetectMessageEnd with async AMD; nothing is said until the verdict at the greeting’s end, then the message, once', async () => {
+    const VOICEMAIL = 'This is the clinic: please call us back about tomorrow.';
+    const line = await lines.create();
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key: ctx.tenant.keys.live,
+      body: {
+        line_ids: [line.id],
+        contacts: [{ to_number: '+14155550309' }],
+        answering_machine: { action: 'voicemail', voicemail_message: VOICEMAIL },
+      },
+    });
+    expect(created.status).toBe(201);
+    const twilioCall = await stubCallTo('+14155550309');
+    expect(twilioCall.machineDetection).toBe('DetectMessageEnd');
+    const create = stub.requests.find((r) => r.path.endsWith('/Calls.json') && r.method === 'POST' && r.params.To === '+14155550309')!;
+    expect(create.params).toMatchObject({ AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST' });
+    expect(twilioCall.asyncAmdStatusCallback).toMatch(/\/carrier\/twilio\/calls\/amd\?call_id=/);
+    const callId = new URL(twilioCall.asyncAmdStatusCallback!).searchParams.get('call_id')!;
+
+    // Answered: Twilio fetches the Url at once, without AnsweredBy, and the session opens while the greeting plays.
+    await stub.answer(twilioCall.sid);
+    const relay = await eventually(async () => twilioCall.relay, 20_000, 'the ConversationRelay session');
+    expect(relay.said).toEqual([]);
+
+    // The greeting ended with its beep: the verdict, sent twice as Twilio may; the second is a repeat.
+    expect((await stub.amdStatus(twilioCall.sid, 'machine_end_beep')).status).toBe(204);
+    expect((await stub.amdStatus(twilioCall.sid, 'machine_end_beep')).status).toBe(204);
+    await eventually(async () => (relay.said.length > 0 ? true : undefined), 20_000, 'the voicemail message');
+    expect(relay.said).toEqual([VOICEMAIL]);
+    await stub.finishSpeech(twilioCall.sid);
+    const call = await calls.untilStatus(callId, ['completed']);
+    expect(call).toMatchObject({ answered_by: 'machine', end_cause: 'answering_machine' });
+    expect(call.transcript).toEqual([expect.objectContaining({ role: 'assistant', text: VOICEMAIL })]);
+    const campaignId = created.body.campaign.id as string;
+    const result = await eventually(async () => {
+      const res = await h.request('GET', `/api/v1/campaigns/${campaignId}/results`, { key: ctx.tenant.keys.live });
+      return res.body.results?.[0]?.status === 'done' ? res.body.results[0] : undefined;
+    });
+    expect(result).toMatchObject({ outcome: 'voicemail', attempts: 1, call_ids: [callId] });
+  });
+
   it('a transfer: the call runs <Dial> from the line’s number; answered, it is transferred and ends when the destination hangs up', async () => {
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550302');

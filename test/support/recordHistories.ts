@@ -369,7 +369,9 @@ async function main(): Promise<void> {
         .startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
       await save(h, attemptId, path.join(out, 'campaignAttemptWorkflow.json'));
 
-      // A campaign's call that a machine answers: its voicemail message is played to its end, then it hangs up.
+      // A campaign's call that a machine answers: its voicemail message is played to its end from the end of the
+      // machine's greeting (the beep), then it hangs up. (callWorkflow.v8-campaign-voicemail was recorded before
+      // end-of-greeting detection: the message played from the answer.)
       const machine = '+14155552672';
       h.simulator.state.calls.setOutcome(machine, 'answer', undefined, 'machine');
       const voicemail = await h.request('POST', '/api/v1/campaigns', {
@@ -391,7 +393,7 @@ async function main(): Promise<void> {
         'the voicemail campaign call to be played and hung up',
         { timeoutMs: 30_000, intervalMs: 50 },
       );
-      await save(h, voicemailCall, path.join(out, 'callWorkflow.v8-campaign-voicemail.json'));
+      await save(h, voicemailCall, path.join(out, 'callWorkflow.v9-voicemail-after-greeting.json'));
 
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';

@@ -58,7 +58,10 @@ import { createDb, type Db } from '../../src/platform/db/knex';
  * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`),
  * `transfer` (a new leg B: `call.initiated`, then `call.answered` and `call.bridged` on both legs, or
  * `call.hangup` of B with the failure's cause; the bridge's end hangs the other leg up). Dial with
- * `answering_machine_detection` sends `call.machine.detection.ended` (`result`) after `call.answered`.
+ * `answering_machine_detection` sends `call.machine.detection.ended` (`result`) after `call.answered`; with `greeting_end`
+ * (or `detect_words`) a machine's `call.machine.greeting.ended` follows when the test says its greeting ended
+ * (`greetingEnds`; `CallDialParams.answering_machine_detection` in telnyx 7.24.0: "when the answering machine greeting
+ * ends with a beep or silence").
  * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`, `answerTransfer`, `failTransfer`,
  * `incomingCall` (→ `call.initiated`, direction incoming), `inboundSms` (→ `message.received`).
  *
@@ -98,6 +101,8 @@ export interface StubCall {
   commands: Array<{ action: string; body: Record<string, unknown> }>;
   /** DTMF tones played (`send_dtmf` accepted; a repeated `command_id` plays nothing). */
   tones?: string[];
+  /** A machine answered under `greeting_end` detection and its greeting has not ended yet. */
+  greetingPlaying?: boolean;
   /** A transfer's new leg: the call (leg A) it was transferred from. */
   transferOf?: string;
   /** Bridged to this leg (a transfer that was answered). */
@@ -168,6 +173,8 @@ export interface TelnyxStub {
   scriptMessages(...outcomes: StubMessageOutcome[]): void;
   /** The callee answers; with machine detection asked, detection then ends with `result` (default `human`). */
   answer(callId: string, result?: 'human' | 'machine' | 'not_sure'): Promise<void>;
+  /** The machine that answered a call dialled with `greeting_end` ends its greeting (`result`: default `beep_detected`). */
+  greetingEnds(callId: string, result?: 'beep_detected' | 'ended' | 'not_sure'): Promise<void>;
   /** The new leg of a transfer from `callId`, once Telnyx has dialled it. */
   transferLeg(callId: string): StubCall | undefined;
   /** A transfer's destination answers: the legs are bridged. */
@@ -844,8 +851,16 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       const call = callOf(id);
       call.state = 'answered';
       await send(call, 'call.answered', { ...legOf(call), ...partiesOf(call), state: 'answered' });
-      if (call.commands[0]?.body.answering_machine_detection === 'detect')
+      const detection = call.commands[0]?.body.answering_machine_detection;
+      if (detection === 'detect' || detection === 'greeting_end')
         await send(call, 'call.machine.detection.ended', { ...legOf(call), ...partiesOf(call), result });
+      if (detection === 'greeting_end' && result === 'machine') call.greetingPlaying = true;
+    },
+    async greetingEnds(id, result = 'beep_detected') {
+      const call = callOf(id);
+      if (!call.greetingPlaying) throw new Error(`call ${id} has no machine greeting under greeting_end detection`);
+      call.greetingPlaying = false;
+      await send(call, 'call.machine.greeting.ended', { ...legOf(call), ...partiesOf(call), result });
     },
     transferLeg: (id) => [...calls.values()].find((c) => c.transferOf === id),
     async answerTransfer(legId) {

@@ -6,6 +6,7 @@ import type {
   CallHangup,
   CallInitiated,
   CallMachineDetectionEnded,
+  CallMachineGreetingEnded,
   CallRecordingSaved,
   CallSpeakEnded,
   CallSpeakStarted,
@@ -42,6 +43,7 @@ type TelnyxEvent =
   | CallHangup
   | CallInitiated
   | CallMachineDetectionEnded
+  | CallMachineGreetingEnded
   | CallRecordingSaved
   | CallSpeakEnded
   | CallSpeakStarted

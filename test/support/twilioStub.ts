@@ -19,7 +19,12 @@ import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubS
  * (./twilioStubSockets.ts).
  *
  * Answering-machine detection (`MachineDetection=Enable`): Twilio fetches the call's Url once
- * detection ended, with `AnsweredBy`. A `<Dial><Number>` (a transfer) dials a child leg: its
+ * detection ended, with `AnsweredBy`. Asynchronous detection (`AsyncAmd=true`, Calls create in twilio/twilio-oai
+ * `spec/json/twilio_api_v2010.json`; Twilio's "Answering Machine Detection" guide): the Url is fetched at the answer,
+ * without `AnsweredBy`, and the verdict is POSTed later to `AsyncAmdStatusCallback` (`amdStatus`: CallSid,
+ * AccountSid, AnsweredBy, MachineDetectionDuration); under `DetectMessageEnd` a machine's verdict is one of
+ * `machine_end_beep`, `machine_end_silence`, `machine_end_other`, sent once its greeting ended. Like every webhook,
+ * Twilio may send it again. A `<Dial><Number>` (a transfer) dials a child leg: its
  * answer is reported to the Number's `statusCallback` (`statusCallbackEvent="answered"`, the
  * child's `CallSid` with `ParentCallSid`), and the Dial's `action` is requested when the dial ends
  * (`DialCallStatus`), its TwiML then run by the parent call.
@@ -44,6 +49,8 @@ export interface StubCall {
   record?: boolean;
   /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
   machineDetection?: string;
+  /** Created with `AsyncAmd=true`: the verdict goes to this URL (`AsyncAmdStatusCallback`), not to the Url's fetch. */
+  asyncAmdStatusCallback?: string;
   /** The leg the call's running `<Dial><Number>` dialled (a call of its own, `ParentCallSid` this call). */
   dialLeg?: StubCall;
   updates: Array<Record<string, string | string[]>>;
@@ -124,6 +131,12 @@ export interface TwilioStub {
   ring(callSid: string): Promise<void>;
   /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML (with `AnsweredBy` under machine detection, default `human`). */
   answer(callSid: string, answeredBy?: string): Promise<void>;
+  /**
+   * Asynchronous detection's verdict (a call created with `AsyncAmd=true`, answered), POSTed to its
+   * `AsyncAmdStatusCallback`; `MachineDetectionDuration` is the time since the answer. Call it again for Twilio's
+   * repeat of the same webhook.
+   */
+  amdStatus(callSid: string, answeredBy: string): Promise<SentCallback>;
   /** The `<Dial>` the call runs: the destination answers (the Number's status callback). */
   answerTransfer(callSid: string): Promise<void>;
   /** The `<Dial>` ends: after an answer the destination hung up (`completed`), else it never answered (`status`); Twilio requests the action. */
@@ -723,6 +736,7 @@ export async function startTwilioStub(
           twiml: one(params.Twiml) ?? '',
           record: one(params.Record) === 'true',
           machineDetection: one(params.MachineDetection),
+          ...(one(params.AsyncAmd) === 'true' ? { asyncAmdStatusCallback: one(params.AsyncAmdStatusCallback) } : {}),
           updates: [],
         };
         calls.set(call.sid, call);
@@ -857,8 +871,23 @@ export async function startTwilioStub(
         call.status = 'in-progress';
         call.answeredAt = Date.now();
         await statusCallback(call, 'answered');
-        if (call.url) await fetchTwiml(call, call.url, call.machineDetection ? { AnsweredBy: answeredBy } : {});
+        const syncVerdict = call.machineDetection && !call.asyncAmdStatusCallback;
+        if (call.url) await fetchTwiml(call, call.url, syncVerdict ? { AnsweredBy: answeredBy } : {});
       });
+    },
+    amdStatus(callSid, answeredBy) {
+      const call = findCall(callSid);
+      if (!call.asyncAmdStatusCallback || call.answeredAt === undefined)
+        throw new Error(`${callSid} has no asynchronous detection under way`);
+      // DetectMessageEnd reports a machine only at its greeting's end; Enable only at its start.
+      const endOnly = call.machineDetection === 'DetectMessageEnd';
+      if (answeredBy.startsWith('machine_') && endOnly !== answeredBy.startsWith('machine_end_'))
+        throw new Error(`MachineDetection=${call.machineDetection} never reports ${answeredBy}`);
+      const callback = call.asyncAmdStatusCallback;
+      const duration = String(Date.now() - call.answeredAt);
+      return enqueue(callSid, () =>
+        post(callback, { AccountSid: accountSid, CallSid: call.sid, AnsweredBy: answeredBy, MachineDetectionDuration: duration }),
+      );
     },
     answerTransfer(callSid) {
       const call = findCall(callSid);

@@ -93,6 +93,22 @@ describe('Telnyx webhook translation', () => {
     expect(decodeClientState(detecting)).toEqual({ c: callId, d: 'o', m: 1 });
   });
 
+  it('end-of-greeting detection: the answer at once, then who answered, then each report of the greeting’s end', async () => {
+    const greeting = encodeClientState({ c: callId, d: 'o', m: 1, g: 1 });
+    const ids = { call_id: callId, carrier_call_id: 'cc', at };
+    const of = (type: string, extra: Record<string, unknown> = {}) =>
+      translateTelnyxEvent(event(type, { call_control_id: 'cc', client_state: greeting, ...extra }), lookups);
+    expect(await of('call.answered')).toEqual({ kind: 'call', event: { type: 'call.answered', ...ids } });
+    expect(await of('call.machine.detection.ended', { result: 'machine' })).toEqual({
+      kind: 'call',
+      event: { type: 'call.machine_detection', ...ids, answered_by: 'machine' },
+    });
+    expect(await of('call.machine.detection.ended', { result: 'not_sure' })).toMatchObject({ event: { answered_by: 'unknown' } });
+    for (const result of ['beep_detected', 'ended', 'not_sure'])
+      expect(await of('call.machine.greeting.ended', { result })).toEqual({ kind: 'call', event: { type: 'call.greeting_ended', ...ids } });
+    expect(decodeClientState(greeting)).toEqual({ c: callId, d: 'o', m: 1, g: 1 });
+  });
+
   it('a transfer’s new leg: its answer is the transfer’s success, a hang-up before any answer its failure', async () => {
     const leg = encodeClientState({ x: callId });
     const ofLeg = (type: string, extra: Record<string, unknown> = {}) =>

@@ -176,7 +176,13 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     await env?.teardown();
   });
 
-  async function place(mode: LineMode, script: Partial<Script> = {}, zone: Zone = 'A', continued?: (callId: string) => CallContinuation) {
+  async function place(
+    mode: LineMode,
+    script: Partial<Script> = {},
+    zone: Zone = 'A',
+    continued?: (callId: string) => CallContinuation,
+    placed: Partial<CallInput> = {},
+  ) {
     const callId = crypto.randomUUID();
     const call = new FakeCall(callId, { answers: true, confirmsHangUp: true, capCents: 1_000_000, balanceCents: 1_000_000, ...script });
     calls.set(callId, call);
@@ -192,6 +198,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       mode,
       zone,
       reservePerMinuteCents: ratePerMinuteCents(mode, zone),
+      ...placed,
     };
     const args: Parameters<typeof callWorkflow> = continued ? [input, continued(callId)] : [input];
     const handle = await env.client.workflow.start<typeof callWorkflow>('callWorkflow', { taskQueue, workflowId: callId, args });
@@ -326,6 +333,63 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     expect(call.holds).toEqual([{ totalCents: 26, ok: true }]);
     expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_transferred', 'call_ended']);
     expect(call.settlements).toEqual([{ chargeCents: 20, seconds: 90 }]);
+  });
+
+  describe('a voicemail message left after the machine’s greeting (end-of-greeting detection)', () => {
+    const VOICEMAIL = 'Please call the clinic back.';
+    const voicemailCall = () =>
+      place('webhook', {}, 'A', undefined, { machineDetection: true, detectGreetingEnd: true, onMachine: { voicemailMessage: VOICEMAIL } });
+    const playedToItsEnd = async (call: FakeCall) =>
+      tell(call, {
+        type: 'call.playback',
+        at: await carrierNow(call),
+        speak_id: `${call.callId}:speak-1`,
+        played_text: VOICEMAIL,
+        done: true,
+      });
+
+    it('waits for the greeting’s end, however long, and speaks the message then; the call ends as answering_machine', async () => {
+      const { call, handle } = await voicemailCall();
+      await until(() => call.answeredAt !== undefined, 'the answer');
+      await tell(call, { type: 'call.machine_detection', at: await carrierNow(call), answered_by: 'machine' });
+      await until(() => call.published.includes('call_started'), 'the call started');
+      // 20 s of greeting (server time): nothing is said over it.
+      await env.sleep(20_000);
+      expect(call.commands).toEqual(['placeCall']);
+      await tell(call, { type: 'call.greeting_ended', at: await carrierNow(call) });
+      await until(() => call.commands.includes('speak'), 'the message after the beep');
+      await playedToItsEnd(call);
+      expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'answering_machine' });
+      expect(call.commands).toEqual(['placeCall', 'speak', 'hangUpCall']);
+      expect(call.transcript).toEqual([`assistant: ${VOICEMAIL}`]);
+    });
+
+    it('a greeting whose end is never reported gets the message 30 s after the machine was detected', async () => {
+      const { call, handle } = await voicemailCall();
+      await until(() => call.answeredAt !== undefined, 'the answer');
+      await tell(call, { type: 'call.machine_detection', at: await carrierNow(call), answered_by: 'machine' });
+      await until(() => call.published.includes('call_started'), 'the call started');
+      // Within the 30 s bound (server time) the workflow still waits for the beep.
+      await env.sleep(25_000);
+      expect(call.commands).toEqual(['placeCall']);
+      await env.sleep(10_000);
+      await until(() => call.commands.includes('speak'), 'the message past the bound');
+      await playedToItsEnd(call);
+      expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'answering_machine' });
+    });
+
+    it('a detection never reported is `unknown` after 35 s: the call goes on as the line decides, no message', async () => {
+      const { call, handle } = await voicemailCall();
+      await until(() => call.answeredAt !== undefined, 'the answer');
+      // Within the bound (server time) the call has not started: who answered is still awaited.
+      await env.sleep(30_000);
+      expect(call.published).toEqual(['call_outgoing']);
+      await env.sleep(10_000);
+      await until(() => call.published.includes('call_started'), 'the call started without a verdict');
+      await tell(call, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
+      expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'caller_hangup' });
+      expect(call.commands).toEqual(['placeCall']);
+    });
   });
 
   describe('an agent line (its agent takes every caller sentence through waits)', () => {

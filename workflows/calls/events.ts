@@ -28,6 +28,10 @@ const TERMINAL: ReadonlyArray<SignalledCallEvent['type']> = ['call.completed', '
 export class CallEvents {
   ringing = false;
   answered: SignalledCallEvent | undefined;
+  /** Who answered, when the carrier says it after the answer (`call.machine_detection`): the first report. */
+  detection: SignalledCallEvent | undefined;
+  /** A machine's greeting ended (`call.greeting_ended`): the first report. */
+  greetingEnded: SignalledCallEvent | undefined;
   terminal: SignalledCallEvent | undefined;
   readonly sentences: SignalledCallEvent[];
   /** Caller sentences this run has heard (a control request watches it for a barge-in). */
@@ -44,6 +48,8 @@ export class CallEvents {
   add(event: SignalledCallEvent): void {
     if (event.type === 'call.ringing') this.ringing = true;
     else if (event.type === 'call.answered') this.answered ??= event;
+    else if (event.type === 'call.machine_detection') this.detection ??= event;
+    else if (event.type === 'call.greeting_ended') this.greetingEnded ??= event;
     else if (event.type === 'call.utterance') {
       this.sentences.push(event);
       this.heard += 1;

@@ -6,7 +6,7 @@ import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
-import { answerMachine } from './machine';
+import { answerMachine, detectedAfterAnswer, detectionFollows } from './machine';
 import { endTalk, keepFunded } from './settle';
 import { CallState, type CallContinuation } from './state';
 import { actOnRelayEnd, startRelay, takeTurn } from './turns';
@@ -48,8 +48,10 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
   void hangUpWhenAsked(call);
 
   if (!carried) {
-    // Who answered, when machine detection was asked (a carrier that did not say: `unknown`).
-    const answeredBy = input.machineDetection ? (call.events.answered?.answered_by ?? 'unknown') : null;
+    // Who answered, when machine detection was asked (a carrier that did not say: `unknown`); with end-of-greeting
+    // detection the carrier may say it after the answer.
+    const reported = call.events.answered?.answered_by ?? 'unknown';
+    const answeredBy = input.machineDetection ? (detectionFollows(call) ? await detectedAfterAnswer(call) : reported) : null;
     await records.recordCallState(input.callId, {
       status: call.status,
       startedAt: call.answeredAt!,

@@ -27,7 +27,7 @@ export interface SignalledCallEvent {
   ended_by?: CarrierCallCompletedEvent['ended_by'];
   /** call.completed: whether the call was ever answered; call.transfer: whether the destination answered. */
   answered?: CarrierCallCompletedEvent['answered'];
-  /** call.answered of a call placed with machine detection: who answered. */
+  /** call.answered of a call placed with machine detection, or call.machine_detection: who answered. */
   answered_by?: CarrierCallAnsweredEvent['answered_by'];
   /** call.completed of a recorded call: where the carrier keeps the recording. */
   recording_url?: CarrierCallCompletedEvent['recording_url'];
@@ -65,6 +65,12 @@ export interface CallFacts {
   record?: boolean;
   /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
   machineDetection?: boolean;
+  /**
+   * Outbound, with `machineDetection`: placed with the carrier's end-of-greeting detection (a campaign's call that
+   * leaves a voicemail message), so who answered comes after the answer (`call.machine_detection`) and a machine's
+   * greeting end is reported (`call.greeting_ended`). Absent on calls placed before it existed.
+   */
+  detectGreetingEnd?: boolean;
   /**
    * The line's `language` (`multi`, or the code the line is pinned to): the carrier's speech recognition
    * and default voice language. Absent on calls started before it was carried (read as `multi`).

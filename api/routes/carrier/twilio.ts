@@ -3,6 +3,7 @@ import getRawBody from 'raw-body';
 import type { AppContext, AppDeps, AppState } from '../../context';
 import { ApiError, errors } from '../../errors';
 import {
+  amdStatusEvent,
   callStatusEvent,
   inboundMessageEvent,
   isTwilioMessageStatus,
@@ -17,6 +18,7 @@ import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt'
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
 import {
+  amdStatus,
   callStatus,
   connect,
   dialed,
@@ -125,6 +127,7 @@ const ROUTES: TwilioRoute[] = [
   { path: TWILIO_CALLBACK_PATHS.dialed, handler: dialed },
   { path: TWILIO_CALLBACK_PATHS.transferStatus, handler: transferStatus, event: callStatusEvent, repeated: noContent },
   { path: TWILIO_CALLBACK_PATHS.callStatus, handler: callStatus, event: callStatusEvent, repeated: noContent },
+  { path: TWILIO_CALLBACK_PATHS.amdStatus, handler: amdStatus, event: amdStatusEvent, repeated: noContent },
   { path: TWILIO_CALLBACK_PATHS.recordingStatus, handler: recordingStatus, event: recordingStatusEvent, repeated: noContent },
   { path: TWILIO_CALLBACK_PATHS.sms, handler: sms, event: inboundMessageEvent, repeated: emptyTwiml },
   { path: TWILIO_CALLBACK_PATHS.messageStatus, handler: messageStatus, event: messageStatusEvent, repeated: noContent },

@@ -16,6 +16,7 @@ import {
   transferWasAnswered,
   twilioAnsweredBy,
   twilioCallEventType,
+  twilioGreetingEnded,
 } from '../../../src/adapters/carrier/twilio/callbacks';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
@@ -137,7 +138,8 @@ export const connect: Handler = async (ctx, deps, params) => {
   if (typeof call === 'string') return answerStale(ctx, call, params);
   // The relay URL is bound to the CallSid that asked for it: a request naming none gets no session.
   if (!params.CallSid) return answerStale(ctx, 'no_call_sid', params);
-  // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`; a repeat of the answer is one answer.
+  // With synchronous machine detection Twilio fetches this once detection ended, with `AnsweredBy` (asynchronous: at the
+  // answer, without; the verdict comes to `amdStatus`); a repeat of the answer is one answer.
   const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
   if (queryValue(ctx, 'resume') !== '1') await deliver(deps, call.id, { type: 'call.answered', ...answeredBy }, carrierReachOf(ctx));
   if (call.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, call.id));
@@ -223,6 +225,29 @@ export const callStatus: Handler = async (ctx, deps, params) => {
         }
       : { type };
   await deliver(deps, call.id, event, carrierReachOf(ctx));
+};
+
+/**
+ * The verdict of a call placed with end-of-greeting detection (DetectMessageEnd, AsyncAmd; taken once per call by
+ * ./twilio.ts): who answered, and for a machine, whose verdict Twilio gives only once its greeting ended
+ * (`machine_end_*`), that end. The answer came before, when the call fetched `connect`.
+ */
+export const amdStatus: Handler = async (ctx, deps, params) => {
+  ctx.status = 204;
+  if (!params.AnsweredBy) return notUnderstood(ctx, params);
+  const call = await callOf(ctx, deps, params);
+  if (!call || anotherCall(call, params))
+    return void ctx.state.log.info(
+      { callSid: params.CallSid, answeredBy: params.AnsweredBy },
+      'twilio machine detection for no call of ours',
+    );
+  ctx.state.log.info(
+    { call_id: call.id, answeredBy: params.AnsweredBy, detectionMs: params.MachineDetectionDuration },
+    'twilio machine detection',
+  );
+  const reach = carrierReachOf(ctx);
+  await deliver(deps, call.id, { type: 'call.machine_detection', answered_by: twilioAnsweredBy(params.AnsweredBy) }, reach);
+  if (twilioGreetingEnded(params.AnsweredBy)) await deliver(deps, call.id, { type: 'call.greeting_ended' }, reach);
 };
 
 /**

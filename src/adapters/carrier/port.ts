@@ -55,6 +55,13 @@ export interface PlaceCallRequest {
    */
   machineDetection?: boolean;
   /**
+   * With `machineDetection`, for a message left on a machine: use the carrier's end-of-greeting detection. The call
+   * is reported `call.answered` when answered (no `answered_by`), then `call.machine_detection` with who answered,
+   * and, for a machine, `call.greeting_ended` once its greeting ended (the beep): a message spoken from then on is
+   * recorded whole.
+   */
+  detectGreetingEnd?: boolean;
+  /**
    * The line's `language`: `multi` (detect) or the code it is pinned to (`en`, `es`, … as the spec lists).
    * The adapter sets its carrier's speech recognition (and default voice language) from it. Absent: `multi`.
    */

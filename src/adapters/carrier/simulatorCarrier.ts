@@ -51,6 +51,7 @@ export class SimulatorCarrier implements port.CarrierAdapter {
       events_url: request.eventsUrl,
       record: request.record,
       ...(request.machineDetection ? { machine_detection: true } : {}),
+      ...(request.machineDetection && request.detectGreetingEnd ? { greeting_end_detection: true } : {}),
     });
     return { carrierCallId };
   }

@@ -164,6 +164,8 @@ export async function callInputOf(
     reservePerMinuteCents: oneMinuteReserveCents(row.mode, row.zone),
     ...(machineDetection ? { machineDetection: true } : {}),
     ...(onMachine ? { onMachine } : {}),
+    // A message left on a machine is spoken after its greeting (the beep): the carrier is asked to report that end.
+    ...(machineDetection && onMachine?.voicemailMessage ? { detectGreetingEnd: true } : {}),
     ...(row.metadata ? { metadata: row.metadata } : {}),
     ...(await callOpening(db, line)),
     systemPrompt: row.system_prompt,

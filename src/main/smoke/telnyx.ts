@@ -4,6 +4,7 @@ import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
 import { campaignOf, connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
 import { bargeInCheck, longSpeechCheck } from './telnyxSpeech';
+import { leaveVoicemail } from './voicemail';
 
 /**
  * `npm run smoke -- telnyx`: the Telnyx scenarios of the carrier review's "what would settle the
@@ -54,6 +55,16 @@ const recordingCheck: Check<TelnyxSession> = {
     expectThat(!(recording.seconds <= 0), `Telnyx recording ${recording.id} lasts ${recording.seconds} s`);
     expectThat(recording.downloads.length > 0, `Telnyx recording ${recording.id} has no download URL`);
     return `recording_url ${call.recording_url}: ${Number.isNaN(recording.seconds) ? 'audio' : `${recording.seconds} s`}, downloadable`;
+  },
+};
+
+const voicemailCheck: Check<TelnyxSession> = {
+  id: 'voicemail',
+  title: "A campaign's voicemail is left after a mailbox's greeting (answering_machine_detection greeting_end)",
+  budgetMs: 6 * 60_000,
+  async run(session, log) {
+    await leaveVoicemail(session, log);
+    return 'Telnyx reported a machine and its greeting’s end; the mailbox heard the whole message, its greeting never talked over';
   },
 };
 
@@ -110,9 +121,20 @@ export const telnyxKit: ProviderKit<TelnyxSession> = {
       what: "`yes` runs duplicates: the connection's webhook URL points at the kit for about a minute",
     },
   ],
-  checks: [numbersCheck, recordingCheck, longSpeechCheck, bargeInCheck, duplicatesCheck, g722Check, failedOrderCheck, answersCheck],
+  checks: [
+    numbersCheck,
+    recordingCheck,
+    voicemailCheck,
+    longSpeechCheck,
+    bargeInCheck,
+    duplicatesCheck,
+    g722Check,
+    failedOrderCheck,
+    answersCheck,
+  ],
   costs:
-    'two US local numbers for the lines (ordered and released; Telnyx bills them), about 5 calls between the two lines with ' +
+    'two US local numbers for the lines (ordered and released; Telnyx bills them) and a third for the voicemail check’s mailbox, ' +
+    'about 5 calls between the two lines with ' +
     'transcription and recording (one of them says 8,000 characters, about 10 minutes of speech), a third number and a call from ' +
     'your SIP phone for the G.722 check when enabled; the calls are billed to the workspace like any call',
   async open(env, log) {

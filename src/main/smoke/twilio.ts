@@ -4,6 +4,7 @@ import { answeredByOf, legsOf, recordingBehind, RefusingNumber, twilioClient, tw
 import { smsCheck } from './twilioSms';
 import { refetchCheck, transfersCheck } from './twilioTransfers';
 import { voicesCheck } from './twilioVoices';
+import { leaveVoicemail } from './voicemail';
 
 /**
  * `npm run smoke -- twilio`: the Twilio scenarios of the carrier review's "what would settle the
@@ -33,6 +34,18 @@ const amdCheck: Check<TwilioSession> = {
       },
       { machineDetection: true },
     );
+  },
+};
+
+const voicemailCheck: Check<TwilioSession> = {
+  id: 'voicemail',
+  title: "A campaign's voicemail is left after a mailbox's greeting (DetectMessageEnd, asynchronous)",
+  budgetMs: 6 * 60_000,
+  async run(session, log) {
+    const left = await leaveVoicemail(session, log);
+    const { a } = await legsOf(session.twilio, session.a, left.mailbox, left.startedAt);
+    expectThat(a.answeredBy?.startsWith('machine_end_'), `Twilio's AnsweredBy of A's leg is ${a.answeredBy}, not machine_end_*`);
+    return `Twilio heard the greeting end (${a.answeredBy}); the mailbox heard the whole message, its greeting never talked over`;
   },
 };
 
@@ -76,9 +89,10 @@ export const twilioKit: ProviderKit<TwilioSession> = {
     },
   ],
   // `refetch` last: Twilio's Call Events of the transfers' call are readable 15 minutes after it.
-  checks: [amdCheck, transfersCheck, recordingCheck, voicesCheck, smsCheck, refetchCheck],
+  checks: [amdCheck, voicemailCheck, transfersCheck, recordingCheck, voicesCheck, smsCheck, refetchCheck],
   costs:
-    'two US local numbers for the lines (bought and released; Twilio bills each number a month at purchase), a third one as the refusing ' +
+    'two US local numbers for the lines (bought and released; Twilio bills each number a month at purchase), a third for the voicemail ' +
+    'check’s mailbox, a fourth one as the refusing ' +
     'transfer destination unless SMOKE_TWILIO_REFUSING_NUMBER is set, about 10 short calls between the two lines (two legs each, ' +
     'ConversationRelay minutes, recordings) and one SMS; the lines are billed to the workspace like any call',
   async open(env, log) {

@@ -10,7 +10,7 @@ import {
 import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
 import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
 import { SimulatorState, startSimulator } from '../../../simulator/app';
-import { CallSimulatorState } from '../../../simulator/carrier/calls';
+import { CallSimulatorState, MACHINE_GREETING_MS } from '../../../simulator/carrier/calls';
 import { eventually } from '../../support/eventually';
 import { until } from '../../support/waits';
 import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
@@ -169,6 +169,8 @@ describe('carrier simulator: outbound calls', () => {
       ended_at: null,
       machine_detection: false,
       answered_by: null,
+      greeting_end_detection: false,
+      greeting_ended_at: null,
       transfer: null,
     });
   });
@@ -189,6 +191,38 @@ describe('carrier simulator: outbound calls', () => {
     await carrier.placeCall({ callId: human, from, to: '+14155552360', eventsUrl, machineDetection: true });
     expect((await waitForEvents(human, 2))[1]).toMatchObject({ type: 'call.answered', answered_by: 'human' });
     expect(await callRecord(human)).toMatchObject({ machine_detection: true, answered_by: 'human' });
+  });
+
+  it('end-of-greeting detection: the answer, then who answered, then a machine’s greeting end (its beep) 1.5 s later', async () => {
+    await control('POST', '/control/calls/outcomes', { to: '+16175552013', outcome: 'answer', ring_ms: 0, answered_by: 'machine' });
+    const machine = crypto.randomUUID();
+    await carrier.placeCall({ callId: machine, from, to: '+16175552013', eventsUrl, machineDetection: true, detectGreetingEnd: true });
+    const [, answered, detection, greetingEnded] = await waitForEvents(machine, 4);
+    expect(answered).toEqual({ type: 'call.answered', call_id: machine, carrier_call_id: expect.any(String), at: expect.any(Number) });
+    expect(detection).toMatchObject({ type: 'call.machine_detection', answered_by: 'machine' });
+    expect(greetingEnded).toMatchObject({ type: 'call.greeting_ended' });
+    // Timers run on the monotonic clock: one may fire a millisecond or two before the wall clock reaches its time.
+    expect(greetingEnded.at - answered.at).toBeGreaterThanOrEqual(MACHINE_GREETING_MS - 5);
+    const record = await callRecord(machine);
+    expect(record).toMatchObject({ greeting_end_detection: true, answered_by: 'machine' });
+    expect(Date.parse(record.greeting_ended_at!)).toBeGreaterThanOrEqual(answered.at + MACHINE_GREETING_MS - 5);
+    expect(Date.parse(record.greeting_ended_at!)).toBeLessThanOrEqual(greetingEnded.at);
+
+    // A person: who answered follows the answer, and there is no greeting to end.
+    const human = crypto.randomUUID();
+    await carrier.placeCall({ callId: human, from, to: '+14155552363', eventsUrl, machineDetection: true, detectGreetingEnd: true });
+    expect((await waitForEvents(human, 3)).slice(1)).toMatchObject([
+      { type: 'call.answered' },
+      { type: 'call.machine_detection', answered_by: 'human' },
+    ]);
+    expect(await callRecord(human)).toMatchObject({ greeting_end_detection: true, greeting_ended_at: null });
+    // Asked without machine detection, it is refused.
+    const refused = await fetch(`${url}/carrier/v1/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ call_id: crypto.randomUUID(), from, to: '+14155552364', events_url: eventsUrl, greeting_end_detection: true }),
+    });
+    expect(refused.status).toBe(400);
   });
 
   it('transfer: the destination answers (connected: no speech, no caller words) or not (back as before); idempotent on transfer_id', async () => {
@@ -697,7 +731,7 @@ describe('carrier simulator: outbound calls', () => {
       });
       expect(last.at - asked).toBeGreaterThanOrEqual(750); // 30 words at 40 a second: never done early
       expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
-        speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null }],
+        speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null, started_at: expect.any(String) }],
       });
       // A retried speak (same speak_id and text) is accepted and speaks nothing twice; other text is refused.
       await carrier.speak({ carrierCallId, speakId: 's-1', text: LONG });
@@ -753,8 +787,8 @@ describe('carrier simulator: outbound calls', () => {
       expect(playbacks(callId, 's-next')).toEqual([]);
       expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
         speech: [
-          { speak_id: 's-long', text: LONG, played_text: last.played_text, state: 'stopped', voice: null },
-          { speak_id: 's-next', text: 'never heard', played_text: '', state: 'stopped', voice: null },
+          { speak_id: 's-long', text: LONG, played_text: last.played_text, state: 'stopped', voice: null, started_at: expect.any(String) },
+          { speak_id: 's-next', text: 'never heard', played_text: '', state: 'stopped', voice: null, started_at: null },
         ],
       });
       // Stopping when nothing plays succeeds and sends nothing.
@@ -784,7 +818,7 @@ describe('carrier simulator: outbound calls', () => {
         at: expect.any(Number),
       });
       expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([
-        { speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped', voice: null },
+        { speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped', voice: null, started_at: expect.any(String) },
       ]);
 
       // Not speaking: just the utterance.
@@ -807,7 +841,7 @@ describe('carrier simulator: outbound calls', () => {
       const live = (await control('GET', `/control/calls/${callId}/speech`)).body.speech;
       expect(live[0]).toMatchObject({ speak_id: 's-cut', state: 'speaking' });
       expect(isPrefix(live[0].played_text, LONG) && live[0].played_text !== '').toBe(true);
-      expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued', voice: null });
+      expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued', voice: null, started_at: null });
       await control('POST', `/control/calls/${callId}/hangup`);
       await waitUntil(() => typesFor(callId).includes('call.completed'), 'call.completed');
       await sleep(400); // waits out a playback event after the hang-up

@@ -20,6 +20,8 @@ export const CARRIER_CALL_EVENT_TYPES = [
   'call.utterance',
   'call.playback',
   'call.transfer',
+  'call.machine_detection',
+  'call.greeting_ended',
 ] as const;
 export type CarrierCallEventType = (typeof CARRIER_CALL_EVENT_TYPES)[number];
 
@@ -71,6 +73,30 @@ export interface CarrierCallAnsweredEvent {
   carrier_call_id: string;
   at: number;
   answered_by?: AnsweredBy;
+}
+
+/**
+ * Who answered a call placed with `detectGreetingEnd`, once the carrier's detection says: such a call is reported
+ * `call.answered` (without `answered_by`) when it is answered, and this follows. At most one per call.
+ */
+export interface CarrierMachineDetectionEvent {
+  type: 'call.machine_detection';
+  call_id: string;
+  carrier_call_id: string;
+  at: number;
+  answered_by: AnsweredBy;
+}
+
+/**
+ * A call placed with `detectGreetingEnd` reached a machine whose greeting has ended (its beep, or the silence after
+ * it): what is said from `at` on is what the machine records. Follows `call.machine_detection` (`machine`); a carrier
+ * that reports both at once sends this right after it.
+ */
+export interface CarrierGreetingEndedEvent {
+  type: 'call.greeting_ended';
+  call_id: string;
+  carrier_call_id: string;
+  at: number;
 }
 
 /**
@@ -142,7 +168,9 @@ export type CarrierCallProgressEvent =
   | CarrierCallCompletedEvent
   | CarrierUtteranceEvent
   | CarrierPlaybackEvent
-  | CarrierTransferEvent;
+  | CarrierTransferEvent
+  | CarrierMachineDetectionEvent
+  | CarrierGreetingEndedEvent;
 
 /**
  * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for

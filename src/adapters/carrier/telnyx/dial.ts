@@ -23,7 +23,22 @@ export const dialKey = (callId: string): string => `telnyx:${callId}`;
 
 /** What the call's first webhooks need from dial and answer, in `client_state`. */
 export const dialClientState = (request: PlaceCallRequest): string =>
-  encodeClientState({ c: request.callId, d: 'o', ...(request.machineDetection ? { m: 1 as const } : {}) });
+  encodeClientState({
+    c: request.callId,
+    d: 'o',
+    ...(request.machineDetection ? { m: 1 as const, ...(request.detectGreetingEnd ? { g: 1 as const } : {}) } : {}),
+  });
+
+/**
+ * Telnyx's detection (telnyx 7.24.0 `CallDialParams.answering_machine_detection`): `detect` sends
+ * `call.machine.detection.ended` (human, machine, not_sure) after `call.answered`; `greeting_end` sends it too and,
+ * for a machine, `call.machine.greeting.ended` "when the answering machine greeting ends with a beep or silence"
+ * (`detect_beep` would send that only for a beep: a greeting that ends in silence would never be reported).
+ */
+const machineDetectionOf = (request: PlaceCallRequest) =>
+  request.machineDetection
+    ? { answering_machine_detection: request.detectGreetingEnd ? ('greeting_end' as const) : ('detect' as const) }
+    : {};
 
 export async function dialOnce(
   client: Telnyx,
@@ -63,8 +78,7 @@ async function sendDial(client: Telnyx, settings: TelnyxSettings, request: Place
         client_state: dialClientState(request),
         command_id: request.callId,
         ...(request.record ? { record: 'record-from-answer' as const, record_format: 'wav' as const } : {}),
-        // `call.machine.detection.ended` (human, machine, not_sure) follows `call.answered`.
-        ...(request.machineDetection ? { answering_machine_detection: 'detect' as const } : {}),
+        ...machineDetectionOf(request),
         ...telnyxTranscription(request.language),
       }),
     );

@@ -110,8 +110,7 @@ export class TwilioCarrier implements port.CarrierAdapter {
             // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
             statusCallbackEvent: ['ringing', 'completed'],
             ...(request.record ? { record: true } : {}),
-            // Synchronous detection: Twilio fetches `connect` once it ended, with `AnsweredBy`.
-            ...(request.machineDetection ? { machineDetection: 'Enable' } : {}),
+            ...machineDetectionOf(request, this.url(TWILIO_CALLBACK_PATHS.amdStatus, { call_id: request.callId })),
           });
           return call.sid;
         }),
@@ -296,3 +295,26 @@ function createdWithin(items: Array<{ sid: string; dateCreated: Date }>, since: 
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Calls create's machine detection (twilio/twilio-oai `spec/json/twilio_api_v2010.json`, Calls create:
+ * `MachineDetection`, `AsyncAmd`, `AsyncAmdStatusCallback`; Twilio's "Answering Machine Detection" guide). Plain
+ * detection is synchronous (`Enable`): Twilio fetches `connect` once it ended, with `AnsweredBy`. End-of-greeting
+ * detection is `DetectMessageEnd`, asynchronous: the call is connected (`connect`, the answer) at once, and Twilio
+ * posts who answered to `amdStatus`, for a machine once its greeting ended (`machine_end_beep`, `_silence`,
+ * `_other`), within `MachineDetectionTimeout` (30 s) of the answer. Asynchronous, because a machine's greeting may
+ * last longer than the ring timeout leaves, and the answer (where billing starts) must not wait for it.
+ */
+function machineDetectionOf(
+  request: port.PlaceCallRequest,
+  amdStatusUrl: string,
+): { machineDetection?: string; asyncAmd?: string; asyncAmdStatusCallback?: string; asyncAmdStatusCallbackMethod?: 'POST' } {
+  if (!request.machineDetection) return {};
+  if (!request.detectGreetingEnd) return { machineDetection: 'Enable' };
+  return {
+    machineDetection: 'DetectMessageEnd',
+    asyncAmd: 'true',
+    asyncAmdStatusCallback: amdStatusUrl,
+    asyncAmdStatusCallbackMethod: 'POST',
+  };
+}

@@ -14,6 +14,11 @@ export interface TelnyxClientState {
   s?: string;
   /** Dial: machine detection was asked (the answer is reported when detection ends). */
   m?: 1;
+  /**
+   * Dial: end-of-greeting detection was asked (`greeting_end`): the answer is reported at once, who answered when
+   * detection ends, and a machine's greeting end when Telnyx reports it.
+   */
+  g?: 1;
   /** A transfer's new leg: Switchboard's call id of the call being transferred. */
   x?: string;
 }
@@ -36,6 +41,7 @@ export function decodeClientState(raw: unknown): TelnyxClientState {
       d: direction,
       s: text('s'),
       ...(state.m === 1 ? { m: 1 as const } : {}),
+      ...(state.g === 1 ? { g: 1 as const } : {}),
       ...(text('x') ? { x: text('x') } : {}),
     };
   } catch {

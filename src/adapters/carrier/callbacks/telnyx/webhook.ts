@@ -132,14 +132,19 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
       if (state.c && state.d === 'o') await lookups.calls.dialled(state.c, carrierCallId);
       return { kind: 'call', event: { type: 'call.ringing', ...ids } };
     case 'call.answered':
-      // With machine detection asked, the answer is reported when detection ends (below).
-      if (state.m) return { kind: 'ignored', reason: 'answered; machine detection under way' };
+      // With plain machine detection asked, the answer is reported when detection ends (below); with end-of-greeting
+      // detection (`g`) at once, who answered following it.
+      if (state.m && !state.g) return { kind: 'ignored', reason: 'answered; machine detection under way' };
       return { kind: 'call', event: { type: 'call.answered', ...ids } };
-    case 'call.machine.detection.ended':
-      return {
-        kind: 'call',
-        event: { type: 'call.answered', ...ids, answered_by: ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown' },
-      };
+    case 'call.machine.detection.ended': {
+      const answeredBy = ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown';
+      if (state.g) return { kind: 'call', event: { type: 'call.machine_detection', ...ids, answered_by: answeredBy } };
+      return { kind: 'call', event: { type: 'call.answered', ...ids, answered_by: answeredBy } };
+    }
+    case 'call.machine.greeting.ended':
+      // `beep_detected`, `ended` (silence) or `not_sure`: Telnyx stopped listening to the greeting, whose end this is
+      // as well as anyone will tell; the message goes now rather than after the call workflow's bound.
+      return { kind: 'call', event: { type: 'call.greeting_ended', ...ids } };
     case 'call.transcription':
       return transcriptionEvents(payload, lookups.calls, carrierCallId, ids);
     case 'call.speak.started':
@@ -164,6 +169,7 @@ const CALL_EVENTS = [
   'call.initiated',
   'call.answered',
   'call.machine.detection.ended',
+  'call.machine.greeting.ended',
   'call.transcription',
   'call.speak.started',
   'call.speak.ended',

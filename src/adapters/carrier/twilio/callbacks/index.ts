@@ -14,6 +14,7 @@ export { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
 export { environmentsOfTwilioAccount, twilioAccounts, verifyTwilioUpgrade } from './verify';
 export {
   acceptTwilioEventOnce,
+  amdStatusEvent,
   callStatusEvent,
   forgetTwilioEvent,
   inboundMessageEvent,
@@ -23,7 +24,7 @@ export {
 } from './replay';
 export { isTwilioCallStatus, isTwilioMessageStatus, twilioCallEventType, twilioMessageStatus } from './translate';
 export { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml, webSocketUrl } from './twiml';
-export { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from './transfer';
+export { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy, twilioGreetingEnded } from './transfer';
 export { recordTransferReached } from './transferRecord';
 export { dropRelayCommands } from './relayCommands';
 export { issueRelayToken, takeRelayToken, type RelayTokenGrant } from './relayTokens';

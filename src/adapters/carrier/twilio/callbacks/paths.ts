@@ -17,6 +17,8 @@ export const TWILIO_CALLBACK_PATHS = {
   transferStatus: '/carrier/twilio/calls/transfer',
   /** A transfer's `<Dial>` action: the dialled leg ended (or never answered). */
   dialed: '/carrier/twilio/calls/dialed',
+  /** The `AsyncAmdStatusCallback` of a call placed with end-of-greeting detection: who answered, after the answer. */
+  amdStatus: '/carrier/twilio/calls/amd',
   /** Calls' StatusCallback (and numbers'). */
   callStatus: '/carrier/twilio/calls/status',
   /** The `recordingStatusCallback` of a recording started through `Calls/{sid}/Recordings` (an answered inbound call). */

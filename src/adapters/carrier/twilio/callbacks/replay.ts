@@ -31,6 +31,8 @@ export const callStatusEvent = (params: Params) => `call-status\n${params.CallSi
 export const messageStatusEvent = (params: Params) => `message-status\n${params.MessageSid}\n${params.MessageStatus}`;
 export const inboundMessageEvent = (params: Params) => `message\n${params.MessageSid}`;
 export const recordingStatusEvent = (params: Params) => `recording-status\n${params.RecordingSid}\n${params.RecordingStatus}`;
+/** A call has one machine detection verdict (its `AsyncAmdStatusCallback`). */
+export const amdStatusEvent = (params: Params) => `amd-status\n${params.CallSid}`;
 /** A transfer has one outcome (its destination answered, or the Dial ended unanswered), whichever callback reports it. */
 export const transferOutcomeEvent = (transferId: string) => `transfer-outcome\n${transferId}`;
 

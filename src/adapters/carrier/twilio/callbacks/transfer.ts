@@ -57,6 +57,14 @@ export function transferWasAnswered(dialCallStatus: string | undefined): boolean
  * Twilio's `AnsweredBy` (MachineDetection=Enable) → who answered: `human`; `machine_start`,
  * `machine_end_*` and `fax` are machines; `unknown` (or anything else) is unknown.
  */
+/**
+ * Twilio's `AnsweredBy` under DetectMessageEnd: a machine is reported once its greeting ended, by a beep, silence or
+ * otherwise (`machine_end_beep`, `machine_end_silence`, `machine_end_other`).
+ */
+export function twilioGreetingEnded(answeredBy: string | undefined): boolean {
+  return answeredBy?.startsWith('machine_end_') === true;
+}
+
 export function twilioAnsweredBy(answeredBy: string | undefined): AnsweredBy {
   if (answeredBy === 'human') return 'human';
   if (answeredBy === 'fax' || answeredBy?.startsWith('machine')) return 'machine';
