@@ -1319,7 +1319,7 @@ export interface components {
             /** Format: uuid */
             call_id: string | null;
             /** @enum {string} */
-            event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+            event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
             url: string | null;
             /** @enum {string} */
             status: "success" | "failed" | "pending";
@@ -1358,7 +1358,7 @@ export interface components {
             success_rate: number;
             by_event_type: {
                 /** @enum {string} */
-                event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
                 total: number;
                 success: number;
                 failed: number;
@@ -6338,7 +6338,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
                 limit?: number;
                 offset?: number;
             };
