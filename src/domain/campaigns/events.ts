@@ -6,7 +6,7 @@ import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { makeFirstAttempt, recordPublishedEvent, type PublishDeps } from '../webhooks/publish';
 import { progressOf, toContactResult } from './records';
-import { transitionEvent, type CampaignEventType } from './rules';
+import { transitionEvent, type CampaignEventType, type ResumedBy } from './rules';
 import { attemptCalls, contactTally, setCampaignStatus, type CampaignRow, type ContactRow, type StatusChange } from './store';
 
 /*
@@ -16,9 +16,6 @@ import { attemptCalls, contactTally, setCampaignStatus, type CampaignRow, type C
  * whoever retries what after a kill -9. Its first attempt is made after the commit by whoever made
  * the change (`publishCampaignEvents`); the webhook sweeper takes over an event whose raiser died.
  */
-
-/** Who resumed a campaign: an operator (`POST .../resume`), or funds returning to a campaign that paused itself for them. */
-export type ResumedBy = 'operator' | 'funds_returned';
 
 /**
  * Where a campaign's events go: its first pool line that is not released (its `webhook_url`, else

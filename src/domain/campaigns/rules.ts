@@ -29,6 +29,10 @@ export const CAMPAIGN_EVENT_TYPES = [
 ] as const;
 export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 
+/** Who resumed a campaign: an operator (`POST .../resume`), or funds returning to a campaign that paused itself for them. */
+export const RESUMED_BY = ['operator', 'funds_returned'] as const;
+export type ResumedBy = (typeof RESUMED_BY)[number];
+
 type StatusState = { status: CampaignStatus; paused_reason: PausedReason | null };
 
 /**
