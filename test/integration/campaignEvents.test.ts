@@ -1,4 +1,8 @@
 import crypto from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { campaignWebhooks } from '../../api/openapi/campaignRecords';
+import { componentSchemas } from '../../api/openapi/schemas';
 import { LazyTemporal, runCommand } from '../../src/main/cli';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { eventually, webhookLine } from '../support/harness';
@@ -15,6 +19,24 @@ const freshNumbers = (count: number): string[] => {
   while (numbers.size < count) numbers.add(`+1415556${crypto.randomInt(2000, 9000)}`);
   return [...numbers];
 };
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+/** Each event's body as the OpenAPI document's `webhooks` states it. */
+function expectDocumented(body: Record<string, unknown>) {
+  const documented = campaignWebhooks[String(body.event)] as {
+    post: { requestBody: { content: { 'application/json': { schema: object } } } };
+  };
+  const validate = ajv.compile({
+    ...documented.post.requestBody.content['application/json'].schema,
+    components: { schemas: componentSchemas },
+  });
+  expect({ event: body.event, valid: validate(body), errors: ajv.errorsText(validate.errors) }).toEqual({
+    event: body.event,
+    valid: true,
+    errors: 'No errors',
+  });
+}
 
 /**
  * A campaign's `campaign.*` webhook events, as its customer's endpoint receives them (issue 31):
@@ -101,6 +123,7 @@ describe('campaign events', () => {
         valid: true,
       });
       expect(event.body).toMatchObject({ line_id: line.id, campaign_id: id, timestamp: expect.any(Number) });
+      expectDocumented(event.body);
     }
     expect(events[0].body).toMatchObject({ name: 'Events', status: 'running', sequence: 1 });
     expect(events[3].body).toMatchObject({
@@ -189,6 +212,7 @@ describe('campaign events', () => {
     await playCallees(id, async () => eventsOf(id).some((r) => r.body.event === 'campaign.completed'));
 
     const events = eventsOf(id).map((r) => r.body);
+    events.forEach(expectDocumented);
     const campaignLevel = events.filter((e) => e.event !== 'campaign.contact_completed');
     expect(campaignLevel.map((e) => [e.event, e.sequence, e.paused_reason ?? null, e.resumed_by ?? null])).toEqual([
       ['campaign.started', 1, null, null],
