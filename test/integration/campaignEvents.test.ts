@@ -4,7 +4,11 @@ import addFormats from 'ajv-formats';
 import { campaignWebhooks } from '../../api/openapi/campaignRecords';
 import { componentSchemas } from '../../api/openapi/schemas';
 import { LazyTemporal, runCommand } from '../../src/main/cli';
+import { dispatchCampaign } from '../../src/domain/campaigns/dispatch';
+import { sealingKeyOf } from '../../src/domain/lines/secrets';
 import { verifySignature } from '../../src/domain/webhooks/signature';
+import { createLogger } from '../../src/platform/logger';
+import { egressPolicyFor } from '../../src/platform/net/egress';
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { spendOnCalls } from '../support/ledger';
@@ -231,4 +235,35 @@ describe('campaign events', () => {
       await h.db('payment_attempts').where({ workspace_id: tenant.workspaceId, environment: 'test', status: 'succeeded' }),
     ).toHaveLength(1);
   }, 90_000);
+
+  it('a change’s event is recorded with the change, once: the dispatcher’s step run again (a retried activity after a kill -9) records and sends nothing more', async () => {
+    const line = await lines.create();
+    // Nobody to call: its first step starts and completes it. Held until 2999, then made due here, outside its workflow.
+    const created = await post('/api/v1/campaigns', {
+      line_ids: [line.id],
+      contacts: [{ to_number: 'not a number' }],
+      start_at: '2999-01-01T00:00:00Z',
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.campaign.id as string;
+    await h.db('campaigns').where({ id }).update({ start_at: new Date() });
+    const deps = {
+      db: h.db,
+      temporal: () => h.temporal,
+      taskQueue: h.config.taskQueue,
+      egress: egressPolicyFor(h.config),
+      secretsKey: () => sealingKeyOf(h.config),
+      now: () => new Date(),
+      log: createLogger('test'),
+    };
+    expect(await dispatchCampaign(deps, id, 'run:0')).toEqual({ kind: 'ended' });
+    expect(await dispatchCampaign(deps, id, 'run:0')).toEqual({ kind: 'ended' });
+    const recorded = await h.db('webhook_events').whereRaw("payload->>'campaign_id' = ?", [id]).orderBy('created_at');
+    expect(recorded.map((e) => e.event_type).sort()).toEqual(['campaign.completed', 'campaign.started']);
+    expect(eventsOf(id).map((r) => r.body.event)).toEqual(['campaign.started', 'campaign.completed']);
+    expect(recorded.every((e) => e.awaiting_dispatch === false)).toBe(true);
+    // Its workflow, woken, finds it ended and adds nothing.
+    expect((await post(`/api/v1/campaigns/${id}/pause`)).status).toBe(409);
+    expect(await h.db('webhook_events').whereRaw("payload->>'campaign_id' = ?", [id])).toHaveLength(2);
+  });
 });
