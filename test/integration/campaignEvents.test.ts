@@ -5,6 +5,7 @@ import { campaignWebhooks } from '../../api/openapi/campaignRecords';
 import { componentSchemas } from '../../api/openapi/schemas';
 import { LazyTemporal, runCommand } from '../../src/main/cli';
 import { dispatchCampaign } from '../../src/domain/campaigns/dispatch';
+import { FUNDS_RECHECK_MS } from '../../src/domain/campaigns/rules';
 import { sealingKeyOf } from '../../src/domain/lines/secrets';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { createLogger } from '../../src/platform/logger';
@@ -265,5 +266,50 @@ describe('campaign events', () => {
     // Its workflow, woken, finds it ended and adds nothing.
     expect((await post(`/api/v1/campaigns/${id}/pause`)).status).toBe(409);
     expect(await h.db('webhook_events').whereRaw("payload->>'campaign_id' = ?", [id])).toHaveLength(2);
+  });
+
+  it('paused for a key’s cap: it waits for the cap’s reset or its own recheck, and resumes once the cap allows a call again', async () => {
+    const line = await lines.create();
+    const created = await post('/api/v1/campaigns', {
+      line_ids: [line.id],
+      contacts: [{ to_number: 'not a number' }],
+      start_at: '2999-01-01T00:00:00Z',
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.campaign.id as string;
+    // As if its key's monthly cap had refused a dial's 13-cent reserve (its workflow sleeps until 2999: the steps are run here).
+    const { actor_key_id: keyId } = await h.db('campaigns').where({ id }).first();
+    await h
+      .db('campaigns')
+      .where({ id })
+      .update({ status: 'paused', paused_reason: 'agent_cap_exceeded', paused_need_cents: 13, start_at: new Date() });
+    const deps = {
+      db: h.db,
+      temporal: () => h.temporal,
+      taskQueue: h.config.taskQueue,
+      egress: egressPolicyFor(h.config),
+      secretsKey: () => sealingKeyOf(h.config),
+      now: () => new Date(),
+      log: createLogger('test'),
+    };
+    const { monthly_cap_cents: cap } = await h.db('api_keys').where({ id: keyId }).first();
+    await h.db('api_keys').where({ id: keyId }).update({ monthly_cap_cents: 1 });
+    try {
+      const before = Date.now();
+      const waiting = await dispatchCampaign(deps, id, 'run:0');
+      expect(waiting).toMatchObject({ kind: 'wait', untilMs: expect.any(Number) });
+      expect((waiting as { untilMs: number }).untilMs).toBeLessThanOrEqual(Date.now() + FUNDS_RECHECK_MS);
+      expect((waiting as { untilMs: number }).untilMs).toBeGreaterThan(before);
+      expect((await h.db('campaigns').where({ id }).first()).status).toBe('paused');
+      // The owner lifts the cap: the next look resumes it (and, nobody being left to call, completes it).
+      await h.db('api_keys').where({ id: keyId }).update({ monthly_cap_cents: null });
+      expect(await dispatchCampaign(deps, id, 'run:1')).toEqual({ kind: 'ended' });
+    } finally {
+      await h.db('api_keys').where({ id: keyId }).update({ monthly_cap_cents: cap });
+    }
+    expect(eventsOf(id).map((r) => [r.body.event, r.body.sequence, r.body.resumed_by ?? null])).toEqual([
+      ['campaign.resumed', 1, 'funds_returned'],
+      ['campaign.completed', 2, null],
+    ]);
   });
 });
