@@ -1,5 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Db } from '../src/platform/db/knex';
+import { wakeCampaignsPausedForFunds } from '../src/domain/campaigns/fundsReturned';
+import { createLogger } from '../src/platform/logger';
 import type { BillingTenant } from '../src/domain/billing/ledger';
 import { openAttempt, type AttemptOutcome, type AutoChargeAttempt } from '../src/domain/billing/paymentAttempts';
 import {
@@ -19,6 +22,8 @@ import { businessMetrics } from './metrics';
 export interface AutoChargeActivityDeps {
   db: Db;
   payments: PaymentProcessors;
+  /** A charge that succeeded wakes the campaigns paused for funds (src/domain/campaigns/fundsReturned.ts). */
+  temporal: () => Client;
   now: () => Date;
 }
 
@@ -43,6 +48,12 @@ function counted<S>({ status, credited }: AttemptCharged<S>): { status: S } {
 /** The card charges of auto-recharge (src/domain/billing/chargeCard.ts): the processor's side. */
 export function createAutoChargeActivities(deps: AutoChargeActivityDeps) {
   const { db, now } = deps;
+  const log = createLogger('billing');
+  /** Funds returned: the tenant's campaigns paused for them look again (harmless when this report repeats an earlier one). */
+  async function afterCharge<S>(tenant: BillingTenant, result: { status: S }): Promise<{ status: S }> {
+    if (result.status === 'succeeded') await wakeCampaignsPausedForFunds({ db, temporal: deps.temporal(), log }, tenant);
+    return result;
+  }
   return {
     /**
      * The pending attempt of the account if there is one (a previous run left it unresolved),
@@ -54,12 +65,12 @@ export function createAutoChargeActivities(deps: AutoChargeActivityDeps) {
 
     /** Charges a pending attempt's card; a decline or a refused request is an outcome, a transient failure is retried. */
     async chargeAutoChargeAttempt(input: { tenant: BillingTenant; attemptId: string }): Promise<{ status: AttemptOutcome }> {
-      return counted(await attemptFailure(() => chargeAttempt(deps, input)));
+      return afterCharge(input.tenant, counted(await attemptFailure(() => chargeAttempt(deps, input))));
     },
 
     /** Asks the processor what became of a pending attempt whose charge went unanswered past the retry budget. */
     async lookUpAutoChargeAttempt(input: { tenant: BillingTenant; attemptId: string }): Promise<{ status: AttemptOutcome | 'not_found' }> {
-      return counted(await attemptFailure(() => lookUpAttempt(deps, input)));
+      return afterCharge(input.tenant, counted(await attemptFailure(() => lookUpAttempt(deps, input))));
     },
 
     // The activities below serve auto-charge runs started before the pending-attempt patch
@@ -99,6 +110,7 @@ export function createAutoChargeActivities(deps: AutoChargeActivityDeps) {
     }): Promise<{ balanceAfterCents: number }> {
       const { balanceAfterCents, credited } = await creditChargeBeforeAttempts(deps, input);
       if (credited) businessMetrics.posting('auto_recharge');
+      await afterCharge(input.tenant, { status: 'succeeded' });
       return { balanceAfterCents };
     },
   };

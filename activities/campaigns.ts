@@ -2,24 +2,40 @@ import { startAttempt, settleAttempt, type AttemptRef, type AttemptStart } from 
 import { dispatchCampaign, type DispatchStep } from '../src/domain/campaigns/dispatch';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
+import type { EgressPolicy } from '../src/platform/net/egress';
 import { createLogger } from '../src/platform/logger';
 
 export interface CampaignActivityDeps {
   config: Config;
   db: Db;
   temporal: () => Client;
+  taskQueue: string;
+  /** The campaign's events go out through the webhook delivery: its egress policy and the lines' signing keys. */
+  egress: EgressPolicy;
+  secretsKey: () => SecretsKeyRing;
   now: () => Date;
   callingHoursNow?: () => Date;
 }
 
 /** Thin adapters between the campaign workflows and src/domain/campaigns. */
-export function createCampaignActivities({ config, db, temporal, now, callingHoursNow }: CampaignActivityDeps) {
+export function createCampaignActivities({
+  config,
+  db,
+  temporal,
+  taskQueue,
+  egress,
+  secretsKey,
+  now,
+  callingHoursNow,
+}: CampaignActivityDeps) {
   const log = createLogger('campaigns');
-  const deps = () => ({ config, db, temporal: temporal(), log, now, ...(callingHoursNow ? { callingHoursNow } : {}) });
+  const publish = { db, temporal, taskQueue, egress, secretsKey, now };
+  const deps = () => ({ config, db, temporal: temporal(), log, now, publish, ...(callingHoursNow ? { callingHoursNow } : {}) });
   return {
     async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
-      return dispatchCampaign({ db, now }, campaignId, token);
+      return dispatchCampaign({ ...publish, log }, campaignId, token);
     },
     async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
       return startAttempt(deps(), ref);

@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routeTable';
 import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
+import { campaignWebhooks } from './campaignRecords';
 import { withExamples } from './examples';
 import { NOT_BLANK_PATTERN } from './fields';
 import { boundIntegers, forbidNul } from './formats';
@@ -84,6 +85,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
       schemas: boundIntegers(requestComponentRules(componentSchemas)),
     },
     paths,
+    // What Switchboard POSTs to customers beyond the spec's call events (OpenAPI 3.1 `webhooks`): the campaigns' events.
+    webhooks: campaignWebhooks,
   };
 }
 

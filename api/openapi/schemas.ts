@@ -10,13 +10,14 @@ import {
   nanpAreaCodeForm,
 } from './fields';
 import { E164_PATTERN } from '../../src/platform/phone';
-import { campaignRecordSchemas } from './campaignRecords';
+import { campaignEventSchemas, campaignRecordSchemas } from './campaignRecords';
 import { recordSchemas } from './records';
 
 /** Shared component schemas of the OpenAPI document (JSON Schema 2020-12, as OpenAPI 3.1 uses): request bodies and the error envelope here, returned records in records.ts. */
 export const componentSchemas: Record<string, object> = {
   ...recordSchemas,
   ...campaignRecordSchemas,
+  ...campaignEventSchemas,
   Error: {
     type: 'object',
     required: ['error'],

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { AppDeps, AppState } from '../context';
+import type { Logger } from '../../src/platform/logger';
 import { ApiError, errors } from '../errors';
 import { CampaignEndedError, controlCampaign, type CampaignControl } from '../../src/domain/campaigns/control';
 import { LIVE_CAMPAIGN_STATUSES } from '../../src/domain/campaigns/rules';
@@ -21,9 +22,9 @@ const endedError = (status: string) =>
   new ApiError(409, 'campaign_ended', `The campaign is ${status}: it cannot be paused, resumed or cancelled`);
 
 /** Makes `control` of the operator's campaign as POST /api/v1/campaigns/{id}/{control} does (its use case, scope and limit). */
-async function control(deps: AppDeps, operator: Operator, id: string, action: CampaignControl): Promise<void> {
+async function control(deps: AppDeps, log: Logger, operator: Operator, id: string, action: CampaignControl): Promise<void> {
   try {
-    await controlCampaign(deps, actorOf(operator), id, action);
+    await controlCampaign({ ...deps, log }, actorOf(operator), id, action);
   } catch (err) {
     if (err instanceof CampaignEndedError) throw endedError(err.status);
     throw err;
@@ -82,7 +83,7 @@ export function campaignActions(router: Router<AppState>, deps: AppDeps): void {
         if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot pause or resume campaigns');
         const limited = await spendPortalLimit(ctx, deps, operator, 'campaigns.control');
         if (limited) throw limited;
-        await control(deps, operator, id, action);
+        await control(deps, ctx.state.log, operator, id, action);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status === 404) throw err;
         const input = await campaignPageInput(deps, operator, id);
@@ -105,7 +106,7 @@ export function campaignActions(router: Router<AppState>, deps: AppDeps): void {
     // No pageAgain: an unknown campaign (or another workspace's) is the portal's 404 `not_found`, as on its page.
     act: async (ctx, operator) => {
       const id = ctx.params.id;
-      await control(deps, operator, id, 'cancel');
+      await control(deps, ctx.state.log, operator, id, 'cancel');
       ctx.state.log.info({ campaign_id: id, user_id: operator.user.id }, 'portal campaign cancelled');
       changed(ctx, `${CAMPAIGNS}/${id}?env=${operator.environment}&done=cancel`, 200, { campaign: await campaignOf(deps, operator, id) });
     },

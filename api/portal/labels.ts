@@ -159,6 +159,12 @@ export const EVENT_TYPE_LABELS: Vocabulary<(typeof EVENT_TYPES)[number]> = {
   message: "Caller's turn (message)",
   call_incoming: 'Incoming call (status callback)',
   call_outgoing: 'Outgoing call (status callback)',
+  'campaign.started': 'Campaign started',
+  'campaign.paused': 'Campaign paused',
+  'campaign.resumed': 'Campaign resumed',
+  'campaign.completed': 'Campaign completed',
+  'campaign.cancelled': 'Campaign cancelled',
+  'campaign.contact_completed': 'Campaign contact done',
   test: 'Test event',
 };
 

@@ -199,7 +199,7 @@ function control(action: CampaignControl) {
     await assertCampaignAllowed(ctx, deps);
     const principal = principalOf(ctx);
     try {
-      await controlCampaign(deps, principal, ctx.params.id, action);
+      await controlCampaign({ ...deps, log: ctx.state.log }, principal, ctx.params.id, action);
     } catch (err) {
       if (err instanceof CampaignEndedError)
         throw new ApiError(409, 'campaign_ended', `The campaign is ${err.status}: it cannot be paused, resumed or cancelled`);

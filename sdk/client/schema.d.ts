@@ -1002,7 +1002,254 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "campaign.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.started` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.paused` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.resumed` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.completed` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.cancelled` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.contact_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `campaign.contact_completed` event
+         * @description Signed as every event (`x-service-signature`); retried with backoff on a failure, the same `event_id` each time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignContactCompletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx); anything else or no answer in 5 seconds is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Line: {
@@ -1319,7 +1566,7 @@ export interface components {
             /** Format: uuid */
             call_id: string | null;
             /** @enum {string} */
-            event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+            event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
             url: string | null;
             /** @enum {string} */
             status: "success" | "failed" | "pending";
@@ -1358,7 +1605,7 @@ export interface components {
             success_rate: number;
             by_event_type: {
                 /** @enum {string} */
-                event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
                 total: number;
                 success: number;
                 failed: number;
@@ -1676,6 +1923,109 @@ export interface components {
         CampaignContactResult: {
             /** Format: uuid */
             id: string;
+            /** @description The contact’s position in the list (a CSV’s data row) */
+            row: number;
+            to_number: string;
+            /** @enum {string} */
+            status: "pending" | "dialing" | "done";
+            /**
+             * @description Set once `done`: the last attempt’s outcome, or `skipped` / `cancelled`
+             * @enum {string|null}
+             */
+            outcome: "answered" | "voicemail" | "machine" | "busy" | "no_answer" | "failed" | "skipped" | "cancelled" | null;
+            /**
+             * @description Why a `skipped` contact was not called
+             * @enum {string|null}
+             */
+            skip_reason: "invalid_number" | "duplicate_number" | "invalid_variables" | "opted_out" | "consent_required" | "fraud_blocked" | "calling_window_never_opens" | null;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When a pending contact is due (its retry, or the wait for a free line)
+             */
+            next_attempt_at: string | null;
+            duration_sec: number;
+            charge_cents: number;
+            /** @description The calls of its attempts, oldest first (GET /api/v1/calls/{id}) */
+            call_ids: string[];
+            variables: {
+                [key: string]: string;
+            };
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A change of a campaign’s status. `campaign.resumed` also carries `resumed_by`. */
+        CampaignStatusEvent: {
+            /** @enum {string} */
+            event: "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled";
+            /**
+             * Format: uuid
+             * @description The logical event, stable across retries: dedupe on it
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description The campaign’s first pool line not released: its webhook_url (else the workspace default) received it, its secret signed it
+             */
+            line_id: string;
+            /** Format: uuid */
+            campaign_id: string;
+            /** @description When it happened, milliseconds since the epoch */
+            timestamp: number;
+            name: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "running" | "paused" | "completed" | "cancelled";
+            /**
+             * @description With `campaign.paused`: why it paused itself; null for an operator’s pause
+             * @enum {string|null}
+             */
+            paused_reason: "insufficient_credits" | "agent_cap_exceeded" | "line_unavailable" | null;
+            /** @description The campaign’s changes of status, counted: order a campaign’s events by it */
+            sequence: number;
+            /** @description Contacts by status, and those `done` by outcome */
+            progress: {
+                total: number;
+                pending: number;
+                dialing: number;
+                done: number;
+                answered: number;
+                voicemail: number;
+                machine: number;
+                busy: number;
+                no_answer: number;
+                failed: number;
+                skipped: number;
+                cancelled: number;
+            };
+            /**
+             * @description With `campaign.resumed` only: an operator’s resume, or funds returning to a campaign that paused itself for them
+             * @enum {string}
+             */
+            resumed_by?: "operator" | "funds_returned";
+        };
+        /** @description A dialled contact is done (or was skipped at its dial): its result as `GET /api/v1/campaigns/{id}/results` shows it */
+        CampaignContactCompletedEvent: {
+            /** @enum {string} */
+            event: "campaign.contact_completed";
+            /**
+             * Format: uuid
+             * @description The logical event, stable across retries: dedupe on it
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description The campaign’s first pool line not released: its webhook_url (else the workspace default) received it, its secret signed it
+             */
+            line_id: string;
+            /** Format: uuid */
+            campaign_id: string;
+            /** @description When it happened, milliseconds since the epoch */
+            timestamp: number;
+            /** Format: uuid */
+            contact_id: string;
             /** @description The contact’s position in the list (a CSV’s data row) */
             row: number;
             to_number: string;
@@ -6338,7 +6688,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "campaign.started" | "campaign.paused" | "campaign.resumed" | "campaign.completed" | "campaign.cancelled" | "campaign.contact_completed" | "test";
                 limit?: number;
                 offset?: number;
             };

@@ -160,7 +160,7 @@ describe('billing', () => {
       });
       expect(sameMonth).toEqual({
         ok: false,
-        refusal: { code: 'agent_cap_exceeded', spentCents: 100, capCents: 100, cycleResetAt: firstMs },
+        refusal: { code: 'agent_cap_exceeded', spentCents: 100, capCents: 100, cycleResetAt: firstMs, requiredCents: 1 },
       });
       const error = holdRefusalError(refusalOf(sameMonth));
       expect(error.details).toEqual([
@@ -204,7 +204,10 @@ describe('billing', () => {
         amountCents: 11,
         at: new Date('2027-06-01T00:00:00Z'),
       });
-      expect(later).toEqual({ ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 40, capCents: 50, cycleResetAt: null } });
+      expect(later).toEqual({
+        ok: false,
+        refusal: { code: 'agent_cap_exceeded', spentCents: 40, capCents: 50, cycleResetAt: null, requiredCents: 11 },
+      });
       expect(holdRefusalError(refusalOf(later)).message).toBe('Spend limit reached ($0.50). This limit does not reset.');
     });
 

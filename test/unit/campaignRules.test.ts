@@ -1,4 +1,5 @@
 import {
+  transitionEvent,
   attemptCallId,
   attemptOutcome,
   dialSpacingMs,
@@ -63,5 +64,21 @@ describe('campaign rules', () => {
     expect(dialSpacingMs(600)).toBe(100);
     expect(dialSpacingMs(60)).toBe(1_000);
     expect(dialSpacingMs(7)).toBe(8_572);
+  });
+
+  it('tells receivers of each change of status once: a first run, a pause (also one that changes who paused), a resume, the end', () => {
+    const state = (status: string, paused_reason: string | null = null) =>
+      ({ status, paused_reason }) as Parameters<typeof transitionEvent>[0];
+    expect(transitionEvent(state('scheduled'), state('running'))).toBe('campaign.started');
+    expect(transitionEvent(state('running'), state('paused', 'insufficient_credits'))).toBe('campaign.paused');
+    // An operator's pause of a campaign that paused itself: funds no longer lift it, so receivers are told.
+    expect(transitionEvent(state('paused', 'insufficient_credits'), state('paused'))).toBe('campaign.paused');
+    expect(transitionEvent(state('paused'), state('paused'))).toBeNull();
+    expect(transitionEvent(state('paused', 'insufficient_credits'), state('running'))).toBe('campaign.resumed');
+    // Resumed before its start time: resumed now, started when it starts.
+    expect(transitionEvent(state('paused'), state('scheduled'))).toBe('campaign.resumed');
+    expect(transitionEvent(state('running'), state('completed'))).toBe('campaign.completed');
+    expect(transitionEvent(state('paused'), state('cancelled'))).toBe('campaign.cancelled');
+    expect(transitionEvent(state('running'), state('running'))).toBeNull();
   });
 });

@@ -8,12 +8,12 @@
  */
 import type { Knex } from 'knex';
 import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
-import { ensureAccount, lockAccount, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
+import { balanceOf, ensureAccount, lockAccount, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
 import { monthStart, nextMonthStart } from './periods';
 
 export type HoldRefusal =
   | { code: 'insufficient_credits'; availableCents: number; requiredCents: number }
-  | { code: 'agent_cap_exceeded'; spentCents: number; capCents: number; cycleResetAt: Date | null };
+  | { code: 'agent_cap_exceeded'; spentCents: number; capCents: number; cycleResetAt: Date | null; requiredCents?: number };
 
 export type HoldOutcome = { ok: true; holdId: string; heldCents: number } | { ok: false; refusal: HoldRefusal };
 
@@ -92,7 +92,8 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
   }
   for (const { cap, from, until } of caps) {
     const spent = await keySpend(trx, key.id, from, until);
-    if (spent + amountCents > cap) return { code: 'agent_cap_exceeded', spentCents: spent, capCents: cap, cycleResetAt: until };
+    if (spent + amountCents > cap)
+      return { code: 'agent_cap_exceeded', spentCents: spent, capCents: cap, cycleResetAt: until, requiredCents: amountCents };
   }
   return undefined;
 }
@@ -166,6 +167,21 @@ function holdOutcome(row: HoldStatementRow, reference: string, requiredCents: (h
     default:
       throw new Error(`unexpected hold outcome ${row.outcome} for ${reference}`);
   }
+}
+
+/**
+ * Whether a reservation of `amountCents` by `keyId` would be refused at `at`, by the rules `placeHold`
+ * applies (the available balance, then every cap over the key), reading only: nothing is held. A
+ * campaign paused for funds asks it to know whether funds have returned (src/domain/campaigns/dispatch.ts).
+ */
+export async function holdRefusalNow(
+  trx: Knex.Transaction,
+  input: { tenant: BillingTenant; keyId: string | null; amountCents: number; at: Date },
+): Promise<HoldRefusal | undefined> {
+  const { balanceCents, heldCents } = await balanceOf(trx, input.tenant);
+  if (balanceCents - heldCents < input.amountCents)
+    return { code: 'insufficient_credits', availableCents: balanceCents - heldCents, requiredCents: input.amountCents };
+  return input.keyId ? capsRefusal(trx, input.keyId, input.amountCents, input.at) : undefined;
 }
 
 /** The hold of `reference` (e.g. `call:<id>`) as it stands, if one was placed. */

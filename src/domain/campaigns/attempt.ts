@@ -3,7 +3,11 @@ import { findLineById } from '../lines/store';
 import { callInputOf, recordCall, type PlaceCallRequest } from '../calls/place';
 import { findCallById } from '../calls/store';
 import { OutboundRefusedError, type OutboundActor, type OutboundRefusal } from '../outbound/preflight';
+import { wakeAutoChargeIfNeeded } from '../billing/autoCharge';
+import type { HoldRefusal } from '../billing/holds';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import type { PublishDeps } from '../webhooks/publish';
+import { changeCampaignStatus, publishCampaignEvents, recordContactCompleted } from './events';
 import { attemptCallId, attemptOutcome, LINE_BUSY_RETRY_MS, nextAttemptAt, type PausedReason, type SkipReason } from './rules';
 import {
   findAttempt,
@@ -11,8 +15,8 @@ import {
   findContact,
   finishContact,
   insertAttempt,
+  lockCampaign,
   returnContact,
-  setCampaignStatus,
   settleAttemptRow,
   type CampaignRow,
   type ContactRow,
@@ -25,6 +29,9 @@ export interface AttemptRef {
   attempt: number;
 }
 
+/** An attempt's use case reaches what placing a call does, and the webhook delivery for the campaign's events. */
+export type AttemptDeps = LoggedUseCaseDeps & { publish: PublishDeps };
+
 /** The attempt placed its call (recorded and held; its workflow is the caller's to start), or it did not dial and the contact says why. */
 export type AttemptStart = { kind: 'placed'; callId: string; call: CallInput } | { kind: 'not_dialled' };
 
@@ -32,7 +39,7 @@ export type AttemptStart = { kind: 'placed'; callId: string; call: CallInput } |
 type RefusalReading =
   | { kind: 'next_line'; busy: boolean }
   | { kind: 'skip'; reason: SkipReason }
-  | { kind: 'pause'; reason: PausedReason }
+  | { kind: 'pause'; reason: PausedReason; hold?: HoldRefusal }
   | { kind: 'wait'; until: Date };
 
 function readRefusal(refusal: OutboundRefusal): RefusalReading {
@@ -58,7 +65,7 @@ function readRefusal(refusal: OutboundRefusal): RefusalReading {
     case 'calling_window_never_opens':
       return { kind: 'skip', reason: 'calling_window_never_opens' };
     case 'hold_refused':
-      return { kind: 'pause', reason: refusal.hold.code };
+      return { kind: 'pause', reason: refusal.hold.code, hold: refusal.hold };
     default:
       throw new OutboundRefusedError(refusal);
   }
@@ -96,7 +103,7 @@ const callRequest = (campaign: CampaignRow, contact: ContactRow, lineId: string)
  * the next one; every line busy returns the contact to wait a moment (not an attempt); a refusal
  * of the contact skips it with its reason; a refused hold pauses the campaign (not an attempt).
  */
-export async function startAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Promise<AttemptStart> {
+export async function startAttempt(deps: AttemptDeps, ref: AttemptRef): Promise<AttemptStart> {
   const callId = attemptCallId(ref.campaignId, ref.contactId, ref.attempt);
   const campaign = await findCampaignById(deps.db, ref.campaignId);
   const contact = await findContact(deps.db, ref.campaignId, ref.contactId);
@@ -145,11 +152,15 @@ export async function startAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Pr
         return { kind: 'not_dialled' };
       }
       if (reading.kind === 'skip') {
-        await finishContact(deps.db, contact.id, { at: now, outcome: 'skipped', skipReason: reading.reason, uncount: true });
+        const eventId = await deps.db.transaction(async (trx) => {
+          const done = await finishContact(trx, contact.id, { at: now, outcome: 'skipped', skipReason: reading.reason, uncount: true });
+          return done ? recordContactCompleted(trx, campaign, done, now) : null;
+        });
+        await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
         deps.log.info({ campaign_id: campaign.id, contact_id: contact.id, reason: reading.reason }, 'campaign contact skipped');
         return { kind: 'not_dialled' };
       }
-      await pauseItself(deps, campaign, contact, reading.reason);
+      await pauseItself(deps, campaign, contact, reading.reason, reading.hold);
       return { kind: 'not_dialled' };
     }
   }
@@ -162,14 +173,33 @@ export async function startAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Pr
   return { kind: 'not_dialled' };
 }
 
-async function pauseItself(deps: LoggedUseCaseDeps, campaign: CampaignRow, contact: ContactRow, reason: PausedReason): Promise<void> {
+/**
+ * The campaign pauses itself (its `campaign.paused` recorded with the change). Paused for the balance,
+ * it wakes the account's auto-charge as a refused `POST /calls` does (api/billingErrors.ts); the
+ * dispatcher resumes it when a reservation of what this one asked for would be granted again.
+ */
+async function pauseItself(
+  deps: AttemptDeps,
+  campaign: CampaignRow,
+  contact: ContactRow,
+  reason: PausedReason,
+  hold?: HoldRefusal,
+): Promise<void> {
   const now = deps.now();
-  await deps.db.transaction(async (trx) => {
+  const eventId = await deps.db.transaction(async (trx) => {
     await returnContact(trx, contact.id, { at: now, until: now, uncount: true });
-    const current = await trx<CampaignRow>('campaigns').where({ id: campaign.id }).forUpdate().first();
-    if (current?.status === 'running') await setCampaignStatus(trx, campaign.id, { status: 'paused', pausedReason: reason, at: now });
+    const current = await lockCampaign(trx, campaign.id);
+    if (current?.status !== 'running') return null;
+    const change = { status: 'paused' as const, pausedReason: reason, pausedNeedCents: hold?.requiredCents ?? null, at: now };
+    return (await changeCampaignStatus(trx, current, change)).eventId;
   });
   deps.log.warn({ campaign_id: campaign.id, reason }, 'campaign paused itself');
+  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
+  if (reason === 'insufficient_credits')
+    await wakeAutoChargeIfNeeded(deps.db, deps.temporal, deps.config.taskQueue, {
+      workspaceId: campaign.workspace_id,
+      environment: campaign.environment,
+    }).catch((err: unknown) => deps.log.error({ err, campaign_id: campaign.id }, 'could not wake auto-charge'));
 }
 
 async function placedAgain(deps: LoggedUseCaseDeps, callId: string, lineId: string, campaign: CampaignRow): Promise<AttemptStart> {
@@ -182,13 +212,13 @@ async function placedAgain(deps: LoggedUseCaseDeps, callId: string, lineId: stri
  * An attempt's call has ended (its workflow returned, or failed): its outcome, duration and charge
  * go to the contact, which is then done or waits for its retry. Run again, it changes nothing.
  */
-export async function settleAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Promise<void> {
+export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise<void> {
   const callId = attemptCallId(ref.campaignId, ref.contactId, ref.attempt);
   const [call, campaign] = await Promise.all([findCallById(deps.db, callId), findCampaignById(deps.db, ref.campaignId)]);
   if (!call || !campaign) throw new Error(`attempt call ${callId} or its campaign is missing`);
   const outcome = attemptOutcome(call, campaign.answering_machine);
   const now = deps.now();
-  await deps.db.transaction(async (trx) => {
+  const eventId = await deps.db.transaction(async (trx) => {
     const settled = await settleAttemptRow(trx, {
       callId,
       contactId: ref.contactId,
@@ -197,7 +227,7 @@ export async function settleAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): P
       chargeCents: Number(call.charge_cents ?? 0),
       at: now,
     });
-    if (!settled) return;
+    if (!settled) return null;
     const retryAt =
       campaign.status === 'cancelled'
         ? null
@@ -207,7 +237,13 @@ export async function settleAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): P
             outcome,
             now,
           );
-    if (retryAt) await returnContact(trx, ref.contactId, { at: now, until: retryAt, uncount: false });
-    else await finishContact(trx, ref.contactId, { at: now, outcome });
+    if (retryAt) {
+      await returnContact(trx, ref.contactId, { at: now, until: retryAt, uncount: false });
+      return null;
+    }
+    const done = await finishContact(trx, ref.contactId, { at: now, outcome });
+    return done ? recordContactCompleted(trx, campaign, done, now) : null;
   });
+  // Attempted before the attempt wakes the dispatcher: a receiver hears of the last contact before the campaign's end.
+  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
 }

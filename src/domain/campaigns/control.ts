@@ -3,9 +3,11 @@ import type { campaignWorkflow } from '../../../workflows/campaigns';
 import { campaignWakeSignal } from '../../../workflows/definitions/campaigns';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import type { Tenant } from '../lines/store';
-import type { UseCaseDeps } from '../useCaseDeps';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import { publishDepsOf } from '../webhooks/publish';
+import { changeCampaignStatus, publishCampaignEvents } from './events';
 import type { CampaignStatus } from './rules';
-import { cancelPendingContacts, findCampaign, lockCampaign, setCampaignStatus, type CampaignRow } from './store';
+import { cancelPendingContacts, findCampaign, lockCampaign, type CampaignRow } from './store';
 
 export type CampaignControl = 'pause' | 'resume' | 'cancel';
 
@@ -32,22 +34,26 @@ function controlled(control: CampaignControl, campaign: CampaignRow, now: Date):
  * Answers the campaign as it now is; undefined when the tenant has no such campaign.
  */
 export async function controlCampaign(
-  deps: UseCaseDeps,
+  deps: LoggedUseCaseDeps,
   tenant: Tenant,
   campaignId: string,
   control: CampaignControl,
 ): Promise<CampaignRow | undefined> {
   const now = deps.now();
+  let eventId: string | null = null;
   const changed = await deps.db.transaction(async (trx) => {
     if (!(await findCampaign(trx, tenant, campaignId))) return undefined;
     const campaign = (await lockCampaign(trx, campaignId))!;
     if (campaign.status === 'completed' || campaign.status === 'cancelled') throw new CampaignEndedError(campaign.status);
     const status = controlled(control, campaign, now);
-    if (status !== campaign.status || campaign.paused_reason !== null) await setCampaignStatus(trx, campaignId, { status, at: now });
+    // The waiting contacts first, so that `campaign.cancelled` tells the progress as the cancel left it.
     if (status === 'cancelled') await cancelPendingContacts(trx, campaignId, now);
+    if (status !== campaign.status || campaign.paused_reason !== null)
+      ({ eventId } = await changeCampaignStatus(trx, campaign, { status, at: now }));
     return (await findCampaign(trx, tenant, campaignId))!;
   });
   if (!changed) return undefined;
+  await publishCampaignEvents({ ...publishDepsOf(deps), log: deps.log }, [eventId]);
   try {
     await deps.temporal.workflow.signalWithStart<typeof campaignWorkflow>('campaignWorkflow', {
       taskQueue: deps.config.taskQueue,

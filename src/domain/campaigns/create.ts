@@ -114,6 +114,8 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
       created_at: now,
       updated_at: now,
       ended_at: null,
+      transitions: 0,
+      paused_need_cents: null,
     });
     const seen = new Set<string>();
     const contacts: NewContact[] = request.contacts.map((contact, index) => {

@@ -13,6 +13,41 @@ export const LIVE_CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['scheduled', '
 /** Why a campaign paused itself (an operator's pause has no reason). */
 export const PAUSED_REASONS = ['insufficient_credits', 'agent_cap_exceeded', 'line_unavailable'] as const;
 export type PausedReason = (typeof PAUSED_REASONS)[number];
+/** The reasons funds returning lifts: the campaign resumes by itself once a reservation would be granted again. */
+export const FUNDS_PAUSED_REASONS = ['insufficient_credits', 'agent_cap_exceeded'] as const satisfies readonly PausedReason[];
+/** A campaign paused for funds looks again this often, besides being woken when funds return (docs/decisions/campaigns.md). */
+export const FUNDS_RECHECK_MS = 5 * 60_000;
+
+/** A campaign's webhook events (src/domain/webhooks/events.ts): one per change of its status, and one per contact done. */
+export const CAMPAIGN_EVENT_TYPES = [
+  'campaign.started',
+  'campaign.paused',
+  'campaign.resumed',
+  'campaign.completed',
+  'campaign.cancelled',
+  'campaign.contact_completed',
+] as const;
+export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
+
+/** Who resumed a campaign: an operator (`POST .../resume`), or funds returning to a campaign that paused itself for them. */
+export const RESUMED_BY = ['operator', 'funds_returned'] as const;
+export type ResumedBy = (typeof RESUMED_BY)[number];
+
+type StatusState = { status: CampaignStatus; paused_reason: PausedReason | null };
+
+/**
+ * The event a status change tells receivers of, null when none: a first run (`started`, also after a
+ * resume before the start time), a pause (also an operator's pause of a campaign that paused
+ * itself: funds no longer lift it), a resume, the end. Nothing for a change to the same state.
+ */
+export function transitionEvent(before: StatusState, after: StatusState): CampaignEventType | null {
+  if (after.status === 'completed' || after.status === 'cancelled')
+    return before.status === after.status ? null : `campaign.${after.status}`;
+  if (after.status === 'paused')
+    return before.status !== 'paused' || before.paused_reason !== after.paused_reason ? 'campaign.paused' : null;
+  if (before.status === 'paused') return 'campaign.resumed';
+  return before.status === 'scheduled' && after.status === 'running' ? 'campaign.started' : null;
+}
 
 export const CONTACT_STATUSES = ['pending', 'dialing', 'done'] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];

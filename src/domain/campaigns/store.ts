@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Tenant } from '../lines/store';
 import {
+  FUNDS_PAUSED_REASONS,
   LIVE_CAMPAIGN_STATUSES,
   type AnsweringMachineAction,
   type CampaignStatus,
@@ -40,6 +41,10 @@ export interface CampaignRow {
   created_at: Date;
   updated_at: Date;
   ended_at: Date | null;
+  /** How many times its status changed: each change's event id derives from it (./events.ts). */
+  transitions: number;
+  /** Paused for funds: what the refused reservation asked for, available again before it resumes by itself. */
+  paused_need_cents: string | null;
 }
 
 export interface ContactRow {
@@ -110,20 +115,36 @@ export async function insertContacts(trx: Knex.Transaction, rows: NewContact[]):
   await trx.batchInsert('campaign_contacts', rows, 2_000);
 }
 
-export async function setCampaignStatus(
-  db: Conn,
-  id: string,
-  change: { status: CampaignStatus; pausedReason?: PausedReason | null; at: Date },
-): Promise<void> {
+export interface StatusChange {
+  status: CampaignStatus;
+  pausedReason?: PausedReason | null;
+  /** With a pause for funds: what the refused reservation asked for. */
+  pausedNeedCents?: number | null;
+  at: Date;
+}
+
+/** Changes the campaign's status and counts the change; answers the campaign as it now is. */
+export async function setCampaignStatus(db: Conn, id: string, change: StatusChange): Promise<CampaignRow> {
   const ended = change.status === 'completed' || change.status === 'cancelled';
-  await db('campaigns')
+  const [row] = await db<CampaignRow>('campaigns')
     .where({ id })
     .update({
       status: change.status,
       paused_reason: change.pausedReason ?? null,
+      paused_need_cents: change.pausedNeedCents === undefined || change.pausedNeedCents === null ? null : String(change.pausedNeedCents),
+      transitions: db.raw('transitions + 1'),
       updated_at: change.at,
       ...(ended ? { ended_at: change.at } : {}),
-    });
+    })
+    .returning('*');
+  return row;
+}
+
+/** The tenant's campaigns that paused themselves for funds (a reservation refused for the balance or a key's cap). */
+export async function campaignsPausedForFunds(db: Conn, tenant: Tenant): Promise<CampaignRow[]> {
+  return campaignsOf(db, tenant)
+    .andWhere({ status: 'paused' })
+    .whereIn('paused_reason', [...FUNDS_PAUSED_REASONS]);
 }
 
 /** Contacts by status and outcome: a campaign's progress. */
@@ -220,13 +241,13 @@ export async function returnContact(db: Conn, contactId: string, change: { at: D
     });
 }
 
-/** A contact is done with its outcome (and why it was skipped, if it was). */
+/** A contact is done with its outcome (and why it was skipped, if it was); answers it, or undefined when it already was. */
 export async function finishContact(
   db: Conn,
   contactId: string,
   change: { at: Date; outcome: ContactOutcome; skipReason?: string; uncount?: boolean },
-): Promise<void> {
-  await db('campaign_contacts')
+): Promise<ContactRow | undefined> {
+  const [row] = await db<ContactRow>('campaign_contacts')
     .where({ id: contactId })
     .whereNot({ status: 'done' })
     .update({
@@ -237,7 +258,9 @@ export async function finishContact(
       claim_token: null,
       updated_at: change.at,
       ...(change.uncount ? { attempts: db.raw('greatest(attempts - 1, 0)') } : {}),
-    });
+    })
+    .returning('*');
+  return row;
 }
 
 /** A cancelled campaign's contacts that were still waiting. */

@@ -99,6 +99,13 @@ export async function knownLineIds(db: Db, tenant: Tenant, ids: readonly string[
     .pluck('id');
 }
 
+/** The tenant's lines among `ids` that are not released, in no particular order. */
+export async function unreleasedLinesOf(db: Db | Knex.Transaction, tenant: Tenant, ids: readonly string[]): Promise<LineRow[]> {
+  return linesOf(db as Db, tenant)
+    .whereIn('id', [...ids])
+    .whereNot({ status: 'released' });
+}
+
 /** On every line's GET and most line-scoped requests: a prepared statement (src/platform/db/prepared.ts). */
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
   const [row] = await queryPrepared<LineRow>(

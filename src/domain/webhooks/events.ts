@@ -26,6 +26,16 @@ export const EVENT_POLICIES = {
   message: { target: 'webhook', timeoutMs: 10_000, retry: false },
   call_incoming: { target: 'status_callback', timeoutMs: 5_000, retry: true },
   call_outgoing: { target: 'status_callback', timeoutMs: 5_000, retry: true },
+  /**
+   * A campaign's life (issue 31, docs/decisions/campaigns.md "Campaign events"): one event per change
+   * of its status, recorded with the change; `campaign.contact_completed` when a dialled contact is done.
+   */
+  'campaign.started': lifecycle,
+  'campaign.paused': lifecycle,
+  'campaign.resumed': lifecycle,
+  'campaign.completed': lifecycle,
+  'campaign.cancelled': lifecycle,
+  'campaign.contact_completed': lifecycle,
   /** Sent by POST /api/v1/webhooks/test: one attempt, its result returned to the caller. */
   test: { target: 'webhook', timeoutMs: 5_000, retry: false },
 } as const satisfies Record<string, EventPolicy>;
