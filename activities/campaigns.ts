@@ -1,5 +1,5 @@
 import { startAttempt, settleAttempt, type AttemptRef, type AttemptStart } from '../src/domain/campaigns/attempt';
-import { dispatchCampaign, type DispatchStep } from '../src/domain/campaigns/dispatch';
+import { dialCampaign, dispatchCampaign, type DialStep, type DispatchStep } from '../src/domain/campaigns/dispatch';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
 import type { Db } from '../src/platform/db/knex';
@@ -20,6 +20,9 @@ export function createCampaignActivities({ config, db, temporal, now, callingHou
   return {
     async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
       return dispatchCampaign({ db, now }, campaignId, token);
+    },
+    async dialCampaign(campaignId: string, token: string): Promise<DialStep> {
+      return dialCampaign(deps(), campaignId, token);
     },
     async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
       return startAttempt(deps(), ref);

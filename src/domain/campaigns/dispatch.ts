@@ -1,3 +1,6 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { campaignAttemptWorkflow } from '../../../workflows/campaigns';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { dialSpacingMs } from './rules';
 import { claimDueContacts, countDialing, lockCampaign, nextDueAt, setCampaignStatus } from './store';
@@ -41,4 +44,39 @@ export async function dispatchCampaign(deps: Pick<UseCaseDeps, 'db' | 'now'>, ca
     }
     return { kind: 'wait', untilMs: due !== null && due > now ? due.getTime() : null };
   });
+}
+
+/** The dispatcher's step once it dials itself (`dialCampaign`): as {@link DispatchStep}, or this many dialled, the next dial due in `nextDialInMs`. */
+export type DialStep = Exclude<DispatchStep, { kind: 'dial' }> | { kind: 'dialled'; count: number; nextDialInMs: number };
+
+/**
+ * The dispatcher's step, dialling what it claimed: each claimed contact's attempt workflow is
+ * started now, its start delayed by its place in the pace (the n-th after n spacings), so the
+ * dispatcher spends one workflow task on a step however many it dials. Run again (its activity
+ * retried), the claim answers the same contacts and their workflows, already started, are not
+ * started twice (the id is the contact's and the step's).
+ */
+export async function dialCampaign(
+  deps: Pick<UseCaseDeps, 'db' | 'now' | 'temporal' | 'config'>,
+  campaignId: string,
+  token: string,
+): Promise<DialStep> {
+  const step = await dispatchCampaign(deps, campaignId, token);
+  if (step.kind !== 'dial') return step;
+  await Promise.all(
+    step.attempts.map((attempt, index) =>
+      deps.temporal.workflow
+        .start<typeof campaignAttemptWorkflow>('campaignAttemptWorkflow', {
+          taskQueue: deps.config.taskQueue,
+          workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
+          args: [{ campaignId, ...attempt }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          ...(index > 0 ? { startDelay: index * step.spacingMs } : {}),
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }),
+    ),
+  );
+  return { kind: 'dialled', count: step.attempts.length, nextDialInMs: step.attempts.length * step.spacingMs };
 }
