@@ -152,7 +152,13 @@ function parseSetting(body: Record<string, unknown>, depth: number): Destination
   };
 }
 
-type SettingOnWire = { outcome: string; ring_ms: number; answered_by: AnsweredBy | null; hang_up_after_ms: number | null; then?: SettingOnWire };
+type SettingOnWire = {
+  outcome: string;
+  ring_ms: number;
+  answered_by: AnsweredBy | null;
+  hang_up_after_ms: number | null;
+  then?: SettingOnWire;
+};
 
 function settingOnWire(setting: DestinationSetting): SettingOnWire {
   return {
