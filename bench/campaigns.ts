@@ -26,7 +26,7 @@ import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
 import { startEphemeralStack } from '../dev/infra/stack';
 import { createTenant, startHarness } from '../test/support/harness';
-import { creditAccount } from '../test/support/ledger';
+import { post } from '../src/domain/billing/ledger';
 import { waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, processCpuMs } from './support/cpu';
 import { startStubEndpoint } from './support/receivers';
@@ -90,7 +90,14 @@ async function main(): Promise<number> {
     cleanups.push(() => customer.close());
 
     const tenant = await createTenant(h.db);
-    await creditAccount(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, 100_000_000);
+    await post(h.db, {
+      tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+      type: 'credit_purchase',
+      amountCents: 100_000_000,
+      description: 'bench:campaigns credit',
+      idempotencyRef: `bench:campaigns:${tenant.workspaceId}`,
+      at: new Date(),
+    });
     // Pool lines written as provisioning leaves them (lines.create allows 10 an hour).
     const lineIds: string[] = [];
     for (let i = 0; i < POOL_LINES; i += 1) {

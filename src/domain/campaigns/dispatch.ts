@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { campaignAttemptWorkflow } from '../../../workflows/campaigns';
+import type { CampaignAttemptInput } from '../../../workflows/definitions/campaigns';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { dialSpacingMs } from './rules';
@@ -66,10 +66,11 @@ export async function dialCampaign(
   await Promise.all(
     step.attempts.map((attempt, index) =>
       deps.temporal.workflow
-        .start<typeof campaignAttemptWorkflow>('campaignAttemptWorkflow', {
+        // By name: the workflow's module imports the activities that call this (a cycle); its input is the definitions'.
+        .start('campaignAttemptWorkflow', {
           taskQueue: deps.config.taskQueue,
           workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
-          args: [{ campaignId, ...attempt }],
+          args: [{ campaignId, ...attempt } satisfies CampaignAttemptInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           ...(index > 0 ? { startDelay: index * step.spacingMs } : {}),
         })
