@@ -1,5 +1,5 @@
 import { startAttempt, settleAttempt, type AttemptRef, type AttemptStart } from '../src/domain/campaigns/attempt';
-import { dispatchCampaign, type DispatchStep } from '../src/domain/campaigns/dispatch';
+import { dialCampaign, dispatchCampaign, type DialStep, type DispatchStep } from '../src/domain/campaigns/dispatch';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
@@ -36,6 +36,9 @@ export function createCampaignActivities({
   return {
     async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
       return dispatchCampaign({ ...publish, log }, campaignId, token);
+    },
+    async dialCampaign(campaignId: string, token: string): Promise<DialStep> {
+      return dialCampaign({ ...publish, log, config }, campaignId, token);
     },
     async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
       return startAttempt(deps(), ref);

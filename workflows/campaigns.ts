@@ -5,7 +5,9 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   startChild,
@@ -17,35 +19,47 @@ import * as options from './activityOptions';
 import { campaignWakeSignal, type CampaignAttemptInput, type CampaignInput } from './definitions/campaigns';
 import type { callWorkflow } from './calls/workflow';
 import { workflowIds } from './definitions/ids';
+import { patches } from './patches';
 
 const store = proxyActivities<CampaignActivities>(options.store);
+const localStore = proxyLocalActivities<CampaignActivities>(options.localStore);
 
 /** A dispatcher run continues as new past this many history events (Temporal suggests it well before its own limits). */
 const HISTORY_EVENTS_PER_RUN = 5_000;
 
 /**
  * A campaign, from its start time to its last contact (workflow id `campaign:<id>`). The campaign's
- * rows are the truth (src/domain/campaigns): each step asks them what to do (./definitions
- * `dispatchCampaign`), dials the contacts it claimed one attempt workflow each, at the campaign's
- * pace, and otherwise sleeps on a durable timer until the next retry is due or until woken (an
- * attempt ended, or an operator paused, resumed or cancelled). Attempts outlive a dispatcher run
- * (ABANDON), so a long campaign continues as new with its history bounded and nothing in flight lost.
+ * rows are the truth (src/domain/campaigns): each step asks them what to do and dials the contacts
+ * it claimed, one attempt workflow each, at the campaign's pace (`dialCampaign`: their starts are
+ * delayed by their place in the pace, so a step is one workflow task however many it dials), then
+ * sleeps until the step's last dial plus a spacing; otherwise it sleeps on a durable timer until the
+ * next retry is due or until woken (an attempt ended, or an operator paused, resumed or cancelled).
+ * Attempts outlive a dispatcher run, so a long campaign continues as new with its history bounded
+ * and nothing in flight lost.
  */
 export async function campaignWorkflow(input: CampaignInput): Promise<void> {
   let woken = false;
   setHandler(campaignWakeSignal, () => {
     woken = true;
   });
+  const dialsInBatches = patched(patches.campaignDialBatch);
   for (let step = 0; ; step += 1) {
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) return continueAsNew<typeof campaignWorkflow>(input);
     woken = false;
     const token = `${info.runId}:${step}`;
+    if (dialsInBatches) {
+      const next = await localStore.dialCampaign(input.campaignId, token);
+      if (next.kind === 'ended') return;
+      // The pace holds across steps: the next step's first dial comes no sooner than a spacing after this one's last.
+      if (next.kind === 'dialled') await sleep(next.nextDialInMs);
+      else await waitToDispatch(next.untilMs, () => woken);
+      continue;
+    }
     const next = await store.dispatchCampaign(input.campaignId, token);
     if (next.kind === 'ended') return;
     if (next.kind === 'wait') {
-      if (next.untilMs === null) await condition(() => woken);
-      else await condition(() => woken, Math.max(1, next.untilMs - Date.now()));
+      await waitToDispatch(next.untilMs, () => woken);
       continue;
     }
     for (const [index, attempt] of next.attempts.entries()) {
@@ -59,6 +73,12 @@ export async function campaignWorkflow(input: CampaignInput): Promise<void> {
     // The pace holds across steps too: the next step's first dial comes no sooner than a spacing after this one's last.
     await sleep(next.spacingMs);
   }
+}
+
+/** Until woken, or until `untilMs` (epoch ms) when given. */
+async function waitToDispatch(untilMs: number | null, woken: () => boolean): Promise<void> {
+  if (untilMs === null) await condition(woken);
+  else await condition(woken, Math.max(1, untilMs - Date.now()));
 }
 
 /**

@@ -173,4 +173,19 @@ export const patches = {
    * Recorded with it: callWorkflow.v9-voicemail-after-greeting.
    */
   voicemailAfterGreeting: 'voicemail-after-greeting',
+
+  /**
+   * Issue 31 (durable at scale): a campaign's dispatcher dials a step's claimed contacts in one local activity
+   * (`dialCampaign`: the claim, then each attempt workflow started by the client with a start delay of its place in the
+   * pace), then sleeps once until the step's last dial plus a spacing. Before it, the dispatcher started each attempt as a
+   * child with a timer between two (five workflow tasks a dial, which held the pace to a task's round trip under load).
+   * Dispatcher runs without the marker keep the children; their attempts and calls are unchanged.
+   *
+   * Remove: once no dispatcher run that started before it is open (a run continues as new past 5,000 events, so an
+   * open campaign's old run ends within its next few hundred dials; a paused one waits: check with `temporal workflow
+   * count --query 'WorkflowType="campaignWorkflow" AND ExecutionStatus="Running"'`), then `deprecatePatch`, delete the
+   * child branch of `campaignWorkflow` and the history campaignWorkflow.json.
+   * Recorded with it: campaignWorkflow.dial-batch.
+   */
+  campaignDialBatch: 'campaign-dial-batch',
 } as const;

@@ -99,6 +99,8 @@ export interface LiveCall {
   recording: boolean;
   /** DTMF digits played on the call, in order. */
   dtmf: DtmfRecord[];
+  /** The callee hangs up this long after answering (its destination's `hang_up_after_ms`); null: they stay on. */
+  hangUpAfterMs: number | null;
 }
 
 /** A new ringing call with a fresh carrier call id: outbound with its call_id, inbound without one yet. */
@@ -113,6 +115,7 @@ export function newLiveCall(start: {
   recording: boolean;
   machineDetection: boolean;
   greetingEndDetection?: boolean;
+  hangUpAfterMs: number | null;
 }): LiveCall {
   return {
     record: {
@@ -141,6 +144,7 @@ export function newLiveCall(start: {
     speechTimer: null,
     recording: start.recording,
     dtmf: [],
+    hangUpAfterMs: start.hangUpAfterMs,
   };
 }
 

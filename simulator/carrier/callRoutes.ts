@@ -5,6 +5,7 @@ import type { CallbackSender } from '../delivery';
 import { answer, badRequest, E164, readJson } from '../http';
 import type { CallSimulatorState } from './calls';
 import { wavRecording } from './recording';
+import { DEFAULT_RING_MS, type DestinationSetting } from './destinations';
 import { ANSWERED_BY, type AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 
 /** The carrier's call API (`/carrier/v1/calls...`), its recordings, and its control API (`/control/calls...`). */
@@ -127,34 +128,69 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
   });
 }
 
+/** How many `then` settings a destination may chain (busy, busy, then answer...). */
+const MAX_THEN_DEPTH = 10;
+
+/** A destination's setting as the control API reads it, or why it is not valid. */
+function parseSetting(body: Record<string, unknown>, depth: number): DestinationSetting | string {
+  const { outcome, ring_ms: ringMs, answered_by: answeredBy, hang_up_after_ms: hangUpAfterMs, then } = body;
+  if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail' && outcome !== 'reject')
+    return 'outcome must be answer, busy, no_answer, fail or reject';
+  const inRange = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_RING_MS;
+  if (ringMs !== undefined && !inRange(ringMs)) return `ring_ms must be an integer from 0 to ${MAX_RING_MS}`;
+  if (hangUpAfterMs !== undefined && !inRange(hangUpAfterMs)) return `hang_up_after_ms must be an integer from 0 to ${MAX_RING_MS}`;
+  if (answeredBy !== undefined && !(ANSWERED_BY as readonly unknown[]).includes(answeredBy))
+    return `answered_by must be one of ${ANSWERED_BY.join(', ')}`;
+  let next: DestinationSetting | undefined;
+  if (then !== undefined) {
+    if (depth >= MAX_THEN_DEPTH) return `then may be nested at most ${MAX_THEN_DEPTH} deep`;
+    if (typeof then !== 'object' || then === null || Array.isArray(then)) return 'then must be an object';
+    const parsed = parseSetting(then as Record<string, unknown>, depth + 1);
+    if (typeof parsed === 'string') return `then: ${parsed}`;
+    next = parsed;
+  }
+  return {
+    outcome,
+    ringMs: (ringMs as number | undefined) ?? DEFAULT_RING_MS,
+    ...(answeredBy !== undefined ? { answeredBy: answeredBy as AnsweredBy } : {}),
+    ...(hangUpAfterMs !== undefined ? { hangUpAfterMs: hangUpAfterMs as number } : {}),
+    ...(next ? { then: next } : {}),
+  };
+}
+
+type SettingOnWire = {
+  outcome: string;
+  ring_ms: number;
+  answered_by: AnsweredBy | null;
+  hang_up_after_ms: number | null;
+  then?: SettingOnWire;
+};
+
+function settingOnWire(setting: DestinationSetting): SettingOnWire {
+  return {
+    outcome: setting.outcome,
+    ring_ms: setting.ringMs,
+    answered_by: setting.answeredBy ?? null,
+    hang_up_after_ms: setting.hangUpAfterMs ?? null,
+    ...(setting.then ? { then: settingOnWire(setting.then) } : {}),
+  };
+}
+
 /** What tests and the demo call to steer calls (control token, checked for the whole app). */
 function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks: CallbackSender): void {
   router.get('/control/calls', async (ctx) => {
     ctx.body = { calls: calls.list() };
   });
   router.get('/control/calls/outcomes', async (ctx) => {
-    ctx.body = {
-      outcomes: [...calls.outcomes].map(([to, { outcome, ringMs, answeredBy }]) => ({
-        to,
-        outcome,
-        ring_ms: ringMs,
-        answered_by: answeredBy ?? null,
-      })),
-    };
+    ctx.body = { outcomes: [...calls.outcomes].map(([to, setting]) => ({ to, ...settingOnWire(setting) })) };
   });
   router.post('/control/calls/outcomes', async (ctx) => {
-    const { to, outcome, ring_ms: ringMs, answered_by: answeredBy } = await readJson(ctx);
-    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
-    if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail' && outcome !== 'reject') {
-      return badRequest(ctx, 'outcome must be answer, busy, no_answer, fail or reject');
-    }
-    if (ringMs !== undefined && !(typeof ringMs === 'number' && Number.isSafeInteger(ringMs) && ringMs >= 0 && ringMs <= MAX_RING_MS)) {
-      return badRequest(ctx, `ring_ms must be an integer from 0 to ${MAX_RING_MS}`);
-    }
-    if (answeredBy !== undefined && !(ANSWERED_BY as readonly unknown[]).includes(answeredBy))
-      return badRequest(ctx, `answered_by must be one of ${ANSWERED_BY.join(', ')}`);
-    calls.setOutcome(to, outcome, ringMs, answeredBy as AnsweredBy | undefined);
-    ctx.body = { to, outcome, ring_ms: calls.outcomes.get(to)?.ringMs, answered_by: calls.outcomes.get(to)?.answeredBy ?? null };
+    const body = await readJson(ctx);
+    if (typeof body.to !== 'string' || !E164.test(body.to)) return badRequest(ctx, 'to must be an E.164 number');
+    const setting = parseSetting(body, 0);
+    if (typeof setting === 'string') return badRequest(ctx, setting);
+    calls.setDestination(body.to, setting);
+    ctx.body = { to: body.to, ...settingOnWire(setting) };
   });
   router.delete('/control/calls/outcomes', async (ctx) => {
     calls.outcomes.clear();

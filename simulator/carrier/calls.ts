@@ -103,6 +103,11 @@ export class CallSimulatorState {
     this.outcomes.set(to, { outcome, ringMs, ...(answeredBy ? { answeredBy } : {}) });
   }
 
+  /** What calls to `to` do, with a hang-up after answering and a next setting (see {@link DestinationSetting}). */
+  setDestination(to: string, setting: DestinationSetting): void {
+    this.outcomes.set(to, setting);
+  }
+
   /**
    * Starts a call, or answers a repeat of `callId` with the call it already started.
    * `call_id_reused` when `callId` was already used for a different from/to; `refused` for a
@@ -126,7 +131,10 @@ export class CallSimulatorState {
       existing.record.requests += 1;
       return existing.record;
     }
-    const { outcome, ringMs } = placedCallPlan(request.to, this.outcomes.get(request.to));
+    const setting = this.outcomes.get(request.to);
+    const { outcome, ringMs } = placedCallPlan(request.to, setting);
+    // A destination's next setting applies from the next new call on (a repeat of this call id came back above).
+    if (setting?.then) this.outcomes.set(request.to, setting.then);
     const call = newLiveCall({
       direction: 'outbound',
       callId: request.callId,
@@ -138,6 +146,7 @@ export class CallSimulatorState {
       recording: request.record === true,
       machineDetection: request.machineDetection === true,
       greetingEndDetection: request.machineDetection === true && request.greetingEndDetection === true,
+      hangUpAfterMs: setting?.hangUpAfterMs ?? null,
     });
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
@@ -168,6 +177,7 @@ export class CallSimulatorState {
       outcome: null,
       recording: false,
       machineDetection: false,
+      hangUpAfterMs: null,
     });
     this.byCarrierId.set(call.record.carrier_call_id, call);
     this.events.schedule(call, call.ringMs, () => this.endRinging(call, 'unanswered'));
@@ -405,6 +415,9 @@ export class CallSimulatorState {
       case 'answer': {
         call.record.state = 'answered';
         call.record.answered_at = new Date().toISOString();
+        const callId = call.record.call_id;
+        // Its own timer, not the call's (a transfer may take that one): the callee hangs up whatever else goes on.
+        if (call.hangUpAfterMs !== null && callId !== null) this.events.later(call.hangUpAfterMs, () => this.hangUpByCaller(callId));
         if (!call.record.machine_detection) return this.events.emit(call, { type: 'call.answered' });
         call.record.answered_by = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
         if (call.record.greeting_end_detection) return this.detectAfterAnswer(call);

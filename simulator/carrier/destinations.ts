@@ -18,6 +18,10 @@ export interface DestinationSetting {
   outcome: CallOutcome;
   ringMs: number;
   answeredBy?: AnsweredBy;
+  /** The callee hangs up this long after answering (a short call without a test driving it); unset: they stay on. */
+  hangUpAfterMs?: number;
+  /** What the destination does from the next call placed to it on (a callee busy once, then answering). */
+  then?: DestinationSetting;
 }
 
 /** How a call placed to `to` plays out: its outcome and how long it rings first. */

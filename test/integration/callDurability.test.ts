@@ -6,8 +6,8 @@ import { loadConfig } from '../../src/platform/config';
 import { stopProcess } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
-import { chaosTenants, expectCompletedAndSettledOnce, untilEveryCallEnded } from '../support/chaos';
-import { createActiveLine, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
+import { chaosTenants, expectCompletedAndSettledOnce, retrying, untilEveryCallEnded } from '../support/chaos';
+import { createActiveLine, eventually, webhookLine, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
@@ -50,25 +50,6 @@ describe('call durability under worker crashes', () => {
     await temporalServer.stop();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
-
-  /**
-   * A client that retries while the API restarts: network failures, 5xx and
-   * `idempotency_in_progress` (POSTs carry an Idempotency-Key), for up to 30 s.
-   */
-  async function retrying(send: () => Promise<TestResponse>): Promise<TestResponse> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const res = await send();
-        const transient = res.status >= 500 || res.body?.error?.code === 'idempotency_in_progress';
-        if (!transient || attempt >= 300) return res;
-      } catch (err) {
-        // Node's fetch rejects with its own realm's TypeError, which is not the TypeError of
-        // jest's sandbox, so match on the name rather than with instanceof.
-        if (attempt >= 300 || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: the retry interval while the API restarts
-    }
-  }
 
   async function crash(): Promise<void> {
     const exited = new Promise((resolve) => worker.once('exit', resolve));

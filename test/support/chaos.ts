@@ -1,4 +1,4 @@
-import { createTenant, eventually, type Harness, type Tenant } from './harness';
+import { createTenant, eventually, type Harness, type Tenant, type TestResponse } from './harness';
 import type { Receiver } from './receiver';
 
 /**
@@ -48,4 +48,23 @@ export async function untilEveryCallEnded(receiver: Receiver, callIds: string[],
     timeoutMs,
     'every call_ended to be delivered',
   );
+}
+
+/**
+ * A client that retries while the API restarts: network failures, 5xx and
+ * `idempotency_in_progress` (POSTs carry an Idempotency-Key), for up to 30 s.
+ */
+export async function retrying(send: () => Promise<TestResponse>): Promise<TestResponse> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const res = await send();
+      const transient = res.status >= 500 || res.body?.error?.code === 'idempotency_in_progress';
+      if (!transient || attempt >= 300) return res;
+    } catch (err) {
+      // Node's fetch rejects with its own realm's TypeError, which is not the TypeError of
+      // jest's sandbox, so match on the name rather than with instanceof.
+      if (attempt >= 300 || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: the retry interval while the API restarts
+  }
 }

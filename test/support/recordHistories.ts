@@ -363,10 +363,20 @@ async function main(): Promise<void> {
         'the campaign call to be answered and hung up',
         { timeoutMs: 30_000, intervalMs: 50 },
       );
-      await save(h, workflowIds.campaign(campaignId), path.join(out, 'campaignWorkflow.json'));
-      const dispatcher = await h.temporal.workflow.getHandle(workflowIds.campaign(campaignId)).fetchHistory();
-      const attemptId = dispatcher.events!.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!
-        .startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
+      // Dispatchers with `campaign-dial-batch` start their attempts from a local activity (campaignWorkflow.json, from
+      // before it, started them as children): the attempt is found by its id's prefix, the contact's.
+      await save(h, workflowIds.campaign(campaignId), path.join(out, 'campaignWorkflow.dial-batch.json'));
+      const contact = await h.db('campaign_contacts').where({ campaign_id: campaignId }).first('id');
+      let attemptId = '';
+      await until(
+        async () => {
+          for await (const run of h.temporal.workflow.list({ query: "WorkflowType = 'campaignAttemptWorkflow'" }))
+            if (run.workflowId.startsWith(workflowIds.campaignAttempt(contact.id, ''))) attemptId = run.workflowId;
+          return attemptId !== '';
+        },
+        'the campaign attempt to be listed',
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
       await save(h, attemptId, path.join(out, 'campaignAttemptWorkflow.json'));
 
       // A campaign's call that a machine answers: its voicemail message is played to its end from the end of the

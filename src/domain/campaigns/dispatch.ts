@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { CampaignAttemptInput } from '../../../workflows/definitions/campaigns';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import { holdRefusalNow } from '../billing/holds';
+import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { PublishDeps } from '../webhooks/publish';
 import { changeCampaignStatus, publishCampaignEvents } from './events';
@@ -91,4 +95,41 @@ export async function dispatchCampaign(deps: DispatchDeps, campaignId: string, t
   });
   await publishCampaignEvents(deps, events);
   return step;
+}
+
+/** The dispatcher's step once it dials itself (`dialCampaign`): as {@link DispatchStep}, or this many dialled, the next dial due in `nextDialInMs`. */
+export type DialStep = Exclude<DispatchStep, { kind: 'dial' }> | { kind: 'dialled'; count: number; nextDialInMs: number };
+
+/**
+ * The dispatcher's step, dialling what it claimed: each claimed contact's attempt workflow is
+ * started now, its start delayed by its place in the pace (the n-th after n spacings), so the
+ * dispatcher spends one workflow task on a step however many it dials. Run again (its activity
+ * retried), the claim answers the same contacts and their workflows, already started, are not
+ * started twice (the id is the contact's and the step's).
+ */
+export async function dialCampaign(
+  deps: DispatchDeps & { config: Pick<Config, 'taskQueue'> },
+  campaignId: string,
+  token: string,
+): Promise<DialStep> {
+  const step = await dispatchCampaign(deps, campaignId, token);
+  if (step.kind !== 'dial') return step;
+  await Promise.all(
+    step.attempts.map((attempt, index) =>
+      deps
+        .temporal()
+        .workflow// By name: the workflow's module imports the activities that call this (a cycle); its input is the definitions'.
+        .start('campaignAttemptWorkflow', {
+          taskQueue: deps.config.taskQueue,
+          workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
+          args: [{ campaignId, ...attempt } satisfies CampaignAttemptInput],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          ...(index > 0 ? { startDelay: index * step.spacingMs } : {}),
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }),
+    ),
+  );
+  return { kind: 'dialled', count: step.attempts.length, nextDialInMs: step.attempts.length * step.spacingMs };
 }

@@ -179,7 +179,7 @@ describe('carrier simulator: outbound calls', () => {
     expect(
       (await control('POST', '/control/calls/outcomes', { to: '+16175552011', outcome: 'answer', ring_ms: 0, answered_by: 'machine' }))
         .body,
-    ).toEqual({ to: '+16175552011', outcome: 'answer', ring_ms: 0, answered_by: 'machine' });
+    ).toEqual({ to: '+16175552011', outcome: 'answer', ring_ms: 0, answered_by: 'machine', hang_up_after_ms: null });
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552012', outcome: 'answer', answered_by: 'robot' })).status).toBe(
       400,
     );
@@ -279,6 +279,7 @@ describe('carrier simulator: outbound calls', () => {
       outcome: 'busy',
       ring_ms: 0,
       answered_by: null,
+      hang_up_after_ms: null,
     });
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552002', outcome: 'no_answer', ring_ms: 300 })).status).toBe(200);
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552003', outcome: 'fail' })).status).toBe(200);
@@ -309,6 +310,38 @@ describe('carrier simulator: outbound calls', () => {
     const again = await place('+16175552001');
     await waitForEvents(again.callId, 2);
     expect(typesFor(again.callId)).toEqual(['call.ringing', 'call.answered']);
+  });
+
+  it('plays a destination’s script: busy once, then answering and hanging up by itself; a repeated placement does not advance it', async () => {
+    const to = '+16175552031';
+    const script = { to, outcome: 'busy', ring_ms: 0, then: { outcome: 'answer', ring_ms: 0, hang_up_after_ms: 50 } };
+    expect((await control('POST', '/control/calls/outcomes', script)).body).toEqual({
+      to,
+      outcome: 'busy',
+      ring_ms: 0,
+      answered_by: null,
+      hang_up_after_ms: null,
+      then: { outcome: 'answer', ring_ms: 0, answered_by: null, hang_up_after_ms: 50 },
+    });
+    expect((await control('POST', '/control/calls/outcomes', { to, outcome: 'busy', then: { outcome: 'maybe' } })).body).toMatchObject({
+      error: expect.stringContaining('then: outcome must be'),
+    });
+    expect((await control('POST', '/control/calls/outcomes', { to, outcome: 'answer', hang_up_after_ms: -1 })).status).toBe(400);
+
+    const first = await place(to);
+    // The carrier's retry of the same call (same call id) is the same call: the script stays where it was.
+    await place(to, first.callId);
+    await waitForEvents(first.callId, 2);
+    expect(typesFor(first.callId)).toEqual(['call.ringing', 'call.busy']);
+    const second = await place(to);
+    const [, answered, completed] = await waitForEvents(second.callId, 3);
+    expect(typesFor(second.callId)).toEqual(['call.ringing', 'call.answered', 'call.completed']);
+    expect(completed).toEqual(completedEvent(second.callId, second.carrierCallId, 'caller', true));
+    expect(completed.at - answered.at).toBeGreaterThanOrEqual(40);
+    // The last setting stays: every later call answers and hangs up alike.
+    const third = await place(to);
+    await waitForEvents(third.callId, 3);
+    expect(typesFor(third.callId)).toEqual(['call.ringing', 'call.answered', 'call.completed']);
   });
 
   it('completes an answered call that Switchboard hangs up', async () => {
