@@ -26,6 +26,7 @@ import {
   type AnsweringMachineAction,
   MAX_CONTACTS,
   MAX_NAME_LENGTH,
+  MAX_TO_NUMBER_LENGTH,
   MAX_POOL_LINES,
   MAX_RETRY_BACKOFF_SECONDS,
   RETRYABLE_OUTCOMES,
@@ -57,7 +58,8 @@ export const CAMPAIGN_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 interface CreateBody {
   name?: string;
   line_ids: string[];
-  contacts: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
+  contacts?: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
+  contact_list_id?: string;
   topic?: string;
   begin_message?: string;
   max_duration_seconds?: number;
@@ -73,7 +75,15 @@ function createRequest(body: CreateBody): CreateCampaignRequest {
   return {
     ...(body.name ? { name: body.name } : {}),
     lineIds: body.line_ids,
-    contacts: body.contacts.map((contact) => ({ toNumber: contact.to_number, variables: contact.variables, metadata: contact.metadata })),
+    ...(body.contact_list_id
+      ? { contactListId: body.contact_list_id }
+      : {
+          contacts: (body.contacts ?? []).map((contact) => ({
+            toNumber: contact.to_number,
+            variables: contact.variables,
+            metadata: contact.metadata,
+          })),
+        }),
     ...(body.topic
       ? {
           conversation: {
@@ -204,7 +214,7 @@ const contactSchema = {
     to_number: {
       type: 'string',
       minLength: 1,
-      maxLength: 64,
+      maxLength: MAX_TO_NUMBER_LENGTH,
       description:
         'The number to call, E.164. One that is not a phone number, or repeats an earlier contact’s, is recorded as skipped (`invalid_number`, `duplicate_number`).',
     },
@@ -245,7 +255,7 @@ export function campaignRoutes(): RouteDef[] {
         requestBody: jsonRequestBody({
           type: 'object',
           additionalProperties: false,
-          required: ['line_ids', 'contacts'],
+          required: ['line_ids'],
           properties: {
             name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NOT_BLANK_PATTERN },
             line_ids: {
@@ -255,7 +265,20 @@ export function campaignRoutes(): RouteDef[] {
               uniqueItems: true,
               items: { type: 'string', format: 'uuid' },
             },
-            contacts: { type: 'array', minItems: 1, maxItems: MAX_CONTACTS, items: contactSchema },
+            contacts: {
+              type: 'array',
+              minItems: 1,
+              maxItems: MAX_CONTACTS,
+              items: contactSchema,
+              description: 'The contacts, in list order; or `contact_list_id` instead (exactly one of the two)',
+            },
+            contact_list_id: {
+              type: 'string',
+              format: 'uuid',
+              description:
+                'A contact list uploaded as CSV (`POST /api/v1/campaigns/contact-lists`), instead of `contacts`: its rows become the contacts in file order ' +
+                '(422 `contact_list_id` when it is not this workspace’s or has expired)',
+            },
             topic: {
               type: 'string',
               minLength: 1,
@@ -301,6 +324,10 @@ export function campaignRoutes(): RouteDef[] {
               },
             },
           },
+          // Exactly one of contacts and contact_list_id: stated here so clients (and the fuzzer) know it.
+          if: { required: ['contacts'] },
+          then: { properties: { contact_list_id: false } },
+          else: { required: ['contact_list_id'] },
         }),
         responses: {
           '201': jsonResponse('`{campaign}`', fields({ campaign: ref('Campaign') })),

@@ -44,6 +44,7 @@ import * as m0047 from './0047_ringing_and_mcp_use';
 import * as m0048 from './0048_calling_window';
 import * as m0049 from './0049_campaigns';
 import * as m0050 from './0050_campaign_answering_machines';
+import * as m0051 from './0051_campaign_contact_lists';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -95,6 +96,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0048_calling_window': m0048,
   '0049_campaigns': m0049,
   '0050_campaign_answering_machines': m0050,
+  '0051_campaign_contact_lists': m0051,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
