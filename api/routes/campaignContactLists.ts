@@ -24,7 +24,7 @@ async function postContactList(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 const description =
-  `A CSV file (RFC 4180, UTF-8, a BOM and CRLF or LF line ends allowed) whose first line is the header. \`${PHONE_COLUMN}\` (required) is the number ` +
+  `A CSV file (RFC 4180, UTF-8, a BOM and CRLF, LF or CR line ends allowed) whose first line is the header. \`${PHONE_COLUMN}\` (required) is the number ` +
   `to call; a \`${METADATA_COLUMN_PREFIX}<key>\` column is the contact’s metadata under that key; every other column is a variable of that name ` +
   '(a letter or _, then letters, digits or _) filling the `{{name}}` placeholders of the campaign’s texts. An empty cell gives no value. ' +
   `At most ${MAX_CONTACTS} rows; blank lines are ignored. A row whose number is not a phone number, or repeats an earlier row’s, is recorded ` +

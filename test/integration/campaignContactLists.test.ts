@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { createSwitchboardClient, SwitchboardApiError, uploadContactList } from '../../sdk/client';
 import { createTenant } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
@@ -165,7 +166,7 @@ describe('campaign contact lists uploaded as CSV', () => {
     expect(Number((await h.db('campaign_contact_lists').where({ workspace_id: tenant.workspaceId }).count({ n: '*' }))[0].n)).toBe(before);
   });
 
-  it('a campaign names a list or contacts, exactly one; another workspace’s list is unknown; the same upload replays with its key', async () => {
+  it('a campaign names a list or contacts, exactly one; another workspace’s list is unknown; an upload replays with its key; the typed client uploads', async () => {
     const line = await lines.create();
     const csv = `phone_number\n${freshNumbers(1)[0]}\n`;
     // Without a key, each upload is a list of its own.
@@ -180,6 +181,13 @@ describe('campaign contact lists uploaded as CSV', () => {
     expect(again.body.contact_list.id).toBe(once.body.contact_list.id);
     const otherFile = await upload(`phone_number\n${freshNumbers(1)[0]}\n`, { headers: { 'idempotency-key': idem } });
     expect({ status: otherFile.status, code: otherFile.body.error.code }).toEqual({ status: 409, code: 'idempotency_key_reused' });
+
+    // The typed client uploads a CSV string; a refusal is its typed error with the rows at fault.
+    const switchboard = createSwitchboardClient({ baseUrl: h.apiUrl, apiKey: tenant.keys.test });
+    expect(await uploadContactList(switchboard, csv)).toMatchObject({ rows: 1, columns: ['phone_number'] });
+    const refused = await uploadContactList(switchboard, 'phone_number,name\n,Ada\n').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SwitchboardApiError);
+    expect(refused).toMatchObject({ status: 422, code: 'validation_error', details: [{ field: 'rows.1.phone_number' }] });
 
     const listId = once.body.contact_list.id as string;
     const future = { line_ids: [line.id], start_at: '2999-01-01T00:00:00Z' };
