@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { createSwitchboardClient, SwitchboardApiError, uploadContactList } from '../../sdk/client';
+import { purgeExpiredContactLists } from '../../src/domain/campaigns/contactListStore';
 import { createTenant } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
@@ -238,4 +239,19 @@ describe('campaign contact lists uploaded as CSV', () => {
     expect(last.body.results).toMatchObject([{ row: 100_000, to_number: '+14152099999', variables: { first_name: 'P99999' } }]);
     expect((await h.request('POST', `/api/v1/campaigns/${created.body.campaign.id}/cancel`, { key: tenant.keys.test })).status).toBe(200);
   }, 60_000);
+
+  // Last in the file: it moves the API's clock a week on.
+  it('a list expires 7 days after its upload: no campaign may name it, and the hourly purge deletes it with its rows', async () => {
+    const line = await lines.create();
+    const uploaded = await upload(`phone_number\n${freshNumbers(1)[0]}\n`);
+    expect(uploaded.status).toBe(201);
+    const listId = uploaded.body.contact_list.id as string;
+    h.clock.advance(7 * 24 * 3600 * 1000 + 1000);
+    const late = await createCampaign({ line_ids: [line.id], contact_list_id: listId, start_at: '2999-01-01T00:00:00Z' });
+    expect({ status: late.status, fields: fieldsOf(late) }).toEqual({ status: 422, fields: ['contact_list_id'] });
+    // The maintenance activity's purge of lists (activities/maintenance.ts), at the moved clock.
+    expect(await purgeExpiredContactLists(h.db, h.clock.now())).toBeGreaterThanOrEqual(1);
+    expect(await h.db('campaign_contact_lists').where({ id: listId })).toEqual([]);
+    expect(await h.db('campaign_contact_list_rows').where({ list_id: listId })).toEqual([]);
+  });
 });
