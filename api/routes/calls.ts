@@ -300,9 +300,9 @@ const waitResponses = {
 };
 const CALLING_HOURS_RULES =
   ' Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in ' +
-  'must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own ' +
+  'must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Australia, Canada, France, Spain) and US state (hours, Sundays, holidays) on top, and the workspace’s own ' +
   '`calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry ' +
-  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`). ' +
+  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `<cc>_national` such as `ca_national`, `us_state_<xx>` or `workspace`). ' +
   'When the workspace’s `calling_window` and those rules never overlap for the number (e.g. 20:00–21:00 and a state that ends at 20:00), the call is refused 403 ' +
   '`calling_window_never_opens` (details `zone`, `rule`): no retry helps until the `calling_window` changes.';
 

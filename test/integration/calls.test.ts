@@ -77,7 +77,8 @@ describe('calls', () => {
   });
 
   it.each([
-    ['hosted', 'B', '+33612345678', 52],
+    // A British mobile: zone B, and open at the suite's calling-hours instant (20:30 in Paris is past France's 20:00).
+    ['hosted', 'B', '+447400123456', 52],
     ['audio', 'C', '+5511912345678', 27],
   ] as const)('settles a %s call to zone %s (%s) at %i cents a minute, per second', async (mode, zone, to, rate) => {
     const fields =

@@ -84,7 +84,8 @@ describe('portal: calling hours', () => {
       mode: 'hosted',
       system_prompt: 'You confirm appointments.',
     });
-    h.clock.callingHoursAt(new Date('2026-06-03T07:30:00Z')); // 00:30 in Los Angeles
+    // 00:30 in Los Angeles: California's rule on automatic dialing-announcing devices opens at 9:00 (16:00 UTC).
+    h.clock.callingHoursAt(new Date('2026-06-03T07:30:00Z'));
     const page = await owner.client.get(`/portal/lines/${lineId}?env=test`);
     const refused = await owner.client.post(`/portal/lines/${lineId}/calls`, {
       csrf_token: PortalClient.csrfOf(page),
@@ -93,7 +94,7 @@ describe('portal: calling hours', () => {
       idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(page.text)![1],
     });
     expect([refused.status, shownError(refused)]).toEqual([403, 'outside_calling_hours']);
-    expect(refused.text).toContain('<code>next_open_at</code> 2026-06-03T15:00:00.000Z');
+    expect(refused.text).toContain('<code>next_open_at</code> 2026-06-03T16:00:00.000Z');
     expect(await h.db('calls').where({ line_id: lineId })).toHaveLength(0);
   });
 });

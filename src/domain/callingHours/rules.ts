@@ -1,5 +1,7 @@
 import { addDays, instantOfLocal, localReading, type LocalDay } from './localTime';
-import { countryRuleOf, FEDERAL_RULE, FEDERAL_WINDOW, isHoliday, stateRuleOf, type DayWindow } from './stateRules';
+import { countryRuleOf, countryWindow } from './countryRules';
+import { FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow } from './stateRules';
+import type { DayWindow } from './week';
 import { placeOfNumber, type NumberPlace } from './zones';
 
 export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -48,13 +50,13 @@ function intersect(a: DayWindow | null, b: DayWindow | null): DayWindow | null {
   return window.start < window.end ? window : null;
 }
 
-/** Each rule that applies on a local day, in the order a refusal names the first that closes it. */
-function layersOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
+/** Each rule that applies on a local day in `zone`, in the order a refusal names the first that closes it. */
+function layersOf(day: LocalDay, zone: string, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
   const layers: Array<{ rule: string; window: DayWindow | null }> = [{ rule: FEDERAL_RULE.name, window: FEDERAL_WINDOW }];
   const country = countryRuleOf(place.country);
-  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: country.window(day) });
+  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: countryWindow(country, day) });
   const state = stateRuleOf(place.usState);
-  if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: state.window(day, isHoliday(day, state.state)) });
+  if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: stateWindow(state, day, zone) });
   if (narrowing) {
     const open = narrowing.days.includes(CALLING_DAYS[day.weekday]);
     layers.push({ rule: 'workspace', window: open ? { start: minuteOf(narrowing.start), end: minuteOf(narrowing.end) } : null });
@@ -62,8 +64,8 @@ function layersOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCalling
   return layers;
 }
 
-function windowOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
-  return layersOf(day, place, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
+function windowOf(day: LocalDay, zone: string, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
+  return layersOf(day, zone, place, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
     start: 0,
     end: 24 * 60,
   });
@@ -73,8 +75,10 @@ function windowOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCalling
 function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): Closure | null {
   for (const zone of place.zones) {
     const local = localReading(at, zone);
-    for (const layer of layersOf(local, place, narrowing)) {
-      if (!layer.window || local.minute < layer.window.start || local.minute >= layer.window.end) return { zone, rule: layer.rule };
+    for (const layer of layersOf(local, zone, place, narrowing)) {
+      const window = layer.window;
+      const paused = window?.pause && local.minute >= window.pause.start && local.minute < window.pause.end;
+      if (!window || local.minute < window.start || local.minute >= window.end || paused) return { zone, rule: layer.rule };
     }
   }
   return null;
@@ -82,7 +86,7 @@ function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWind
 
 /**
  * Whether a call to `toNumber` may be placed at `at`: the federal window (8:00–21:00 callee-local),
- * the stricter rules of the number's country and US state (./stateRules.ts) and the workspace's narrowing, in
+ * the stricter rules of the number's country (./countryRules.ts) and US state (./stateRules.ts) and the workspace's narrowing, in
  * every zone the number may be in (a number spanning zones is judged by the strictest reading).
  * Closed, it says when all of them are next open, and which zone and rule closed it now; when they
  * never are, it throws `CallingWindowNeverOpensError`. A number with no known zone (non-geographic
@@ -97,9 +101,13 @@ export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCa
     const today = localReading(at, zone);
     for (let offset = 0; offset <= HORIZON_DAYS; offset += 1) {
       const day = addDays(today, offset);
-      const window = windowOf(day, place, narrowing);
-      const opening = window && instantOfLocal(day, window.start, zone);
-      if (opening && opening > at) openings.push(opening);
+      const window = windowOf(day, zone, place, narrowing);
+      // The day opens at the start of all its windows, or when a rule's pause ends (whichever comes with all open).
+      const pauseEnds = layersOf(day, zone, place, narrowing).flatMap((layer) => (layer.window?.pause ? [layer.window.pause.end] : []));
+      for (const minute of window ? [window.start, ...pauseEnds] : []) {
+        const opening = instantOfLocal(day, minute, zone);
+        if (opening > at) openings.push(opening);
+      }
     }
   }
   const nextOpenAt = openings.sort((a, b) => a.getTime() - b.getTime()).find((t) => !closureAt(t, place, narrowing));
