@@ -11827,7 +11827,6 @@ export interface operations {
                  *           }
                  *         }
                  *       ],
-                 *       "contact_list_id": "73f0c07f-c0fb-42b5-a7bf-6f625293d95f",
                  *       "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                  *       "begin_message": "Hello, this is Acme Dental. How can I help?",
                  *       "max_duration_seconds": 600,
