@@ -1,5 +1,5 @@
-import type { SwitchboardClient } from './index';
-import type { components } from './schema';
+import type { Client } from 'openapi-fetch';
+import type { components, paths } from './schema';
 
 /**
  * Uploads a campaign's contact list as CSV (`POST /api/v1/campaigns/contact-lists`): the header's `phone_number`
@@ -13,7 +13,7 @@ import type { components } from './schema';
  * ```
  */
 export async function uploadContactList(
-  client: SwitchboardClient,
+  client: Client<paths>,
   csv: string,
   options: { idempotencyKey?: string } = {},
 ): Promise<components['schemas']['ContactList']> {
