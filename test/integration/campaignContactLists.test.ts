@@ -163,6 +163,25 @@ describe('campaign contact lists uploaded as CSV', () => {
     // Past MAX_UPLOAD_BYTES: 413, as every body past its route's limit.
     const oversized = await upload(`phone_number\n${'+14155550100\n'.repeat(Math.ceil(UPLOAD_LIMIT / 13) + 1)}`);
     expect({ status: oversized.status, code: oversized.body.error.code }).toEqual({ status: 413, code: 'payload_too_large' });
+    // Sent in chunks with no length declared: counted as it streams in, and refused past the limit all the same.
+    // Long rows, so that the bytes pass the limit before the rows pass 100,000.
+    const row = Buffer.from(`+14155550100,${'x'.repeat(100)}\n`.repeat(10_000));
+    const streamed = await fetch(`${h.apiUrl}/api/v1/campaigns/contact-lists`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.keys.test}`, 'content-type': 'text/csv' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(Buffer.from('phone_number,note\n'));
+          for (let sent = 0; sent <= UPLOAD_LIMIT; sent += row.length) controller.enqueue(row);
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect({ status: streamed.status, code: ((await streamed.json()) as { error: { code: string } }).error.code }).toEqual({
+      status: 413,
+      code: 'payload_too_large',
+    });
 
     expect(Number((await h.db('campaign_contact_lists').where({ workspace_id: tenant.workspaceId }).count({ n: '*' }))[0].n)).toBe(before);
   });
