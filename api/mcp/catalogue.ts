@@ -16,6 +16,8 @@ export interface ToolSpec {
   use: string;
   /** Refusal codes worth explaining for this tool (see REFUSALS), beyond those every tool shares. */
   refusals?: readonly (keyof typeof REFUSALS)[];
+  /** This tool's words for a refusal whose shared words (REFUSALS) are about another resource (`not_found` of a campaign). */
+  refusalWords?: Partial<Record<keyof typeof REFUSALS, string>>;
   /** Tool argument → the route's parameter name, where they differ. */
   rename?: Record<string, string>;
   /** Descriptions of this tool's arguments where the shared ones (ARGUMENTS) do not fit, e.g. which resource `id` is. */
@@ -55,6 +57,7 @@ export const REFUSALS = {
   transfer_not_supported: 'audio-mode calls cannot be transferred',
   transfer_zone_not_allowed: 'the destination costs more than this call allows: choose a number in the same zone',
   idempotency_key_reused: 'this idempotency_key was used for a different request: use a fresh one',
+  campaign_ended: 'the campaign has already completed or been cancelled: nothing is left to pause, resume or cancel',
 } as const;
 
 /** Refusals any tool may answer; said once in the server's instructions, not per tool. */

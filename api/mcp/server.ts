@@ -24,6 +24,7 @@ const INSTRUCTIONS =
   'its scopes, tier, line binding, number allow-list and spend cap apply, and only the tools your key may use are listed. ' +
   'An outbound call: place_call, then follow_call with until: "answered"; an inbound call: wait_for_call. While the call is in_progress, ' +
   'speak (with wait_for_response) or speak then wait_for_reply, press_digits, transfer_call; hang_up to end it. ' +
+  'Many people to call for one purpose: create_campaign, then get_campaign and get_campaign_results. ' +
   COMMON_REFUSALS;
 
 /**

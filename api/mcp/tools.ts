@@ -1,6 +1,7 @@
 import { inlineRefs } from '../openapi/document';
 import type { RouteDef } from '../routeTable';
 import { ARGUMENTS, described, REFUSALS, TOOL_SPECS, type ToolSpec } from './catalogue';
+import { CAMPAIGN_TOOL_SPECS } from './campaignTools';
 import { followCallTool } from './follow';
 import type { JsonSchemaObject, Placement, Tool } from './tool';
 
@@ -22,7 +23,7 @@ export function mcpTools(routes: readonly RouteDef[]): Tool[] {
     if (!route) throw new Error(`MCP tool ${tool}: no operation ${operationId}`);
     return route;
   };
-  const tools = TOOL_SPECS.map((spec) => toolOf(spec, routeOf(spec.operationId, spec.name)));
+  const tools = [...TOOL_SPECS, ...CAMPAIGN_TOOL_SPECS].map((spec) => toolOf(spec, routeOf(spec.operationId, spec.name)));
   return [...tools, followCallTool(routeOf('getCall', 'follow_call'))];
 }
 
@@ -83,7 +84,7 @@ function toolOf(spec: ToolSpec, route: RouteDef): Tool {
 
 /** When to use the tool, then what each of its refusals means. */
 function describe(spec: ToolSpec): string {
-  const refusals = (spec.refusals ?? []).map((code) => `\`${code}\`: ${REFUSALS[code]}`);
+  const refusals = (spec.refusals ?? []).map((code) => `\`${code}\`: ${spec.refusalWords?.[code] ?? REFUSALS[code]}`);
   return refusals.length > 0 ? `${spec.use} If refused: ${refusals.join('; ')}.` : spec.use;
 }
 

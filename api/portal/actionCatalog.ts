@@ -68,6 +68,11 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
   '/portal/lines/:id/test-event': env('line.test_event_sent', 'Sent a test event'),
   '/portal/lines/:id/calls': env('call.placed', 'Placed a test call', ['to_number']),
   '/portal/calls/:id/hangup': env('call.hung_up', 'Hung up a call'),
+  // The contacts are not recorded: a list of people's numbers (and up to the API's body limit) is not an audit detail.
+  '/portal/campaigns': env('campaign.created', 'Created a campaign', ['name', 'line.', 'topic', 'start_at', 'calls_per_minute']),
+  '/portal/campaigns/:id/pause': env('campaign.paused', 'Paused a campaign'),
+  '/portal/campaigns/:id/resume': env('campaign.resumed', 'Resumed a campaign'),
+  '/portal/campaigns/:id/cancel': env('campaign.cancelled', 'Cancelled a campaign'),
   '/portal/deliveries/:id/redeliver': env('delivery.redelivered', 'Redelivered a webhook event'),
   '/portal/keys': env('service_key.minted', 'Minted a service key', ['name']),
   '/portal/keys/:id/revoke': env('service_key.revoked', 'Revoked a service key'),

@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors';
 import { callTimeline } from '../../src/domain/calls/timeline';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
+import { campaignOfCall } from '../../src/domain/campaigns/read';
 import { CALL_DIRECTIONS, CALL_STATUSES, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { numberMatchOf } from '../../src/domain/search/rules';
@@ -13,7 +14,7 @@ import { refuse } from './answer';
 import { TIMELINE_WORDS } from './labels';
 import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
-import { navOf, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
+import { actorOf, navOf, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 import type { CallView } from './pages/callTimeline';
@@ -87,7 +88,8 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {
     const view = await callViewOf(deps, operator, ctx.params.id);
     const mayHangUp = roleAllows(operator, 'calls:control');
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp));
+    const campaign = await campaignOfCall(deps.db, actorOf(operator), view.call.id);
+    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp, campaign));
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {

@@ -62,16 +62,16 @@ export function readCookie(ctx: AppContext, name: string): string | undefined {
 
 const FORM_LIMIT_BYTES = 16 * 1024;
 
-/** A form (or, from scripts, a JSON object of strings); every value a string, missing ones empty. */
-export async function readForm(ctx: AppContext): Promise<Record<string, string>> {
+/** A form (or, from scripts, a JSON object of strings) of at most `limitBytes`; every value a string, missing ones empty. */
+export async function readForm(ctx: AppContext, limitBytes = FORM_LIMIT_BYTES): Promise<Record<string, string>> {
   const type = ctx.request.type;
   if (type !== 'application/x-www-form-urlencoded' && type !== 'application/json')
     throw new ApiError(415, 'unsupported_media_type', 'Send a form (application/x-www-form-urlencoded) or JSON');
   let raw: string;
   try {
-    raw = (await getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, length: ctx.get('content-length') || undefined })).toString('utf8');
+    raw = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined })).toString('utf8');
   } catch {
-    throw new ApiError(413, 'payload_too_large', `Request body exceeds ${FORM_LIMIT_BYTES} bytes`);
+    throw new ApiError(413, 'payload_too_large', `Request body exceeds ${limitBytes} bytes`);
   }
   const form = parsedForm(type, raw);
   noteAction(ctx, { form });

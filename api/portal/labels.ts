@@ -2,6 +2,14 @@ import { CALL_DIRECTIONS, CALL_STATUSES, END_CAUSES } from '../../src/domain/cal
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import type { TimelineWords } from '../../src/domain/calls/timeline';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
+import {
+  ANSWERING_MACHINE_ACTIONS,
+  CAMPAIGN_STATUSES,
+  CONTACT_OUTCOMES,
+  CONTACT_STATUSES,
+  PAUSED_REASONS,
+  SKIP_REASONS,
+} from '../../src/domain/campaigns/rules';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { OPT_OUT_SOURCES } from '../../src/domain/compliance/optOuts';
 import type { Environment } from '../../src/domain/keys/format';
@@ -200,6 +208,58 @@ export const TRANSACTION_TYPE_LABELS: Vocabulary<(typeof TRANSACTION_TYPES)[numb
   card_dispute_reversal: 'Card dispute reversed',
 };
 
+/** A campaign's status (issue 31): a badge; `completed` reads as a call's does. */
+export const CAMPAIGN_STATUS_LABELS: Vocabulary<(typeof CAMPAIGN_STATUSES)[number], StateWords> = {
+  scheduled: { label: 'Scheduled', tone: 'neutral' },
+  running: { label: 'Running', tone: 'active' },
+  paused: { label: 'Paused', tone: 'warn' },
+  completed: { label: 'Completed', tone: 'ok' },
+  cancelled: { label: 'Cancelled', tone: 'neutral' },
+};
+
+/** Where a campaign's contact stands: waiting (its first call or a retry), on a call now, or finished. */
+export const CONTACT_STATUS_LABELS: Vocabulary<(typeof CONTACT_STATUSES)[number], StateWords> = {
+  pending: { label: 'Pending', tone: 'active' },
+  dialing: { label: 'On a call', tone: 'active' },
+  done: { label: 'Done', tone: 'ok' },
+};
+
+/** What a campaign's contact came to (its last attempt's outcome, or why it was never called); `busy`, `no_answer` and `failed` read as a call's status. */
+export const CONTACT_OUTCOME_LABELS: Vocabulary<(typeof CONTACT_OUTCOMES)[number], StateWords> = {
+  answered: { label: 'Answered', tone: 'ok' },
+  voicemail: { label: 'Voicemail left', tone: 'ok' },
+  machine: { label: 'Answering machine', tone: 'neutral' },
+  busy: { label: 'Busy', tone: 'warn' },
+  no_answer: { label: 'No answer', tone: 'warn' },
+  failed: { label: 'Failed', tone: 'bad' },
+  skipped: { label: 'Skipped', tone: 'neutral' },
+  cancelled: { label: 'Cancelled', tone: 'neutral' },
+};
+
+/** Why a campaign's contact was skipped (recorded, never fatal to the campaign). */
+export const SKIP_REASON_LABELS: Vocabulary<(typeof SKIP_REASONS)[number]> = {
+  invalid_number: 'Not a phone number',
+  duplicate_number: 'Number already earlier in the list',
+  invalid_variables: 'Its variables do not fit the texts',
+  opted_out: 'Opted out',
+  consent_required: 'No recorded consent',
+  fraud_blocked: 'Blocked as a fraud risk',
+  calling_window_never_opens: 'Calling hours never open for this number',
+};
+
+/** Why a campaign paused itself (an operator's pause has no reason). */
+export const PAUSED_REASON_LABELS: Vocabulary<(typeof PAUSED_REASONS)[number]> = {
+  insufficient_credits: 'The balance ran out',
+  agent_cap_exceeded: "The creating key's monthly spend cap is reached",
+  line_unavailable: 'No line of its pool can place calls',
+};
+
+/** What a campaign's calls do when a machine answers (`answering_machine.action`). */
+export const ANSWERING_MACHINE_LABELS: Vocabulary<(typeof ANSWERING_MACHINE_ACTIONS)[number]> = {
+  hang_up: 'Hang up',
+  voicemail: 'Leave a voicemail message',
+};
+
 /** The two environments of a workspace (src/domain/keys/format.ts `Environment`). */
 export const ENVIRONMENTS = ['test', 'live'] as const satisfies readonly Environment[];
 export const ENVIRONMENT_LABELS: Vocabulary<Environment> = { test: 'Test', live: 'Live' };
@@ -248,6 +308,9 @@ export const BADGE_VOCABULARIES: ReadonlyArray<Readonly<Record<string, StateWord
   MESSAGE_STATUS_LABELS,
   CONSENT_TYPE_LABELS,
   END_CAUSE_LABELS,
+  CAMPAIGN_STATUS_LABELS,
+  CONTACT_STATUS_LABELS,
+  CONTACT_OUTCOME_LABELS,
 ];
 
 export const STATE_WORDS: ReadonlyMap<string, StateWords> = new Map(BADGE_VOCABULARIES.flatMap((vocabulary) => Object.entries(vocabulary)));

@@ -76,6 +76,7 @@ const NAV_GROUPS: Array<{ heading: string; links: Array<{ href: string; label: s
     heading: 'Monitor',
     links: [
       { href: '/portal/calls', label: 'Calls' },
+      { href: '/portal/campaigns', label: 'Campaigns' },
       { href: '/portal/conversations', label: 'Conversations' },
       { href: '/portal/deliveries', label: 'Deliveries' },
       { href: '/portal/audit', label: 'Audit log' },

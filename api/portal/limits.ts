@@ -18,6 +18,8 @@ export type PortalLimit = Extract<
   | 'lines.delete'
   | 'calls.create'
   | 'calls.control'
+  | 'campaigns.create'
+  | 'campaigns.control'
   | 'consent.create'
   | 'consent.revoke'
   | 'disclosures.create'

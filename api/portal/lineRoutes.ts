@@ -18,7 +18,7 @@ import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
 import { refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage, wantsJson } from './http';
-import { navOf, operatorForm, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
+import { actorOf, navOf, operatorForm, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
 import { linePage, type LinePageInput, type TestDelivery } from './pages/line';
 import { defaultWebhookUrlOf } from './workspaceRoutes';
 import type { Operator } from './visitor';
@@ -168,7 +168,7 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
       return again(errors.validation([{ field: 'idempotency_key', message: 'Reload the page: the form is stale' }]));
     const limited = await spendPortalLimit(ctx, deps, operator, 'calls.create');
     if (limited) return again(limited);
-    const actor = { ...tenantOf(operator), userId: operator.user.id, key: { id: null, line_id: null, grant_numbers: null } };
+    const actor = actorOf(operator);
     const request = { lineId: line.id, toNumber: form.to_number ?? '', conversation: null };
     let placedId: string | undefined;
     try {

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import type { OutboundActor } from '../../src/domain/outbound/preflight';
 import { refuse } from './answer';
 import type { Html } from './html';
 import { spendPortalLimit, type PortalLimit } from './limits';
@@ -36,8 +37,8 @@ export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environmen
  * A signed-in form post: its fields and operator once the session's CSRF token is checked, or a
  * redirect to the login page (then undefined). Every portal change starts here.
  */
-export async function operatorForm(ctx: AppContext, deps: AppDeps): Promise<SignedInForm | undefined> {
-  const form = await readForm(ctx);
+export async function operatorForm(ctx: AppContext, deps: AppDeps, limitBytes?: number): Promise<SignedInForm | undefined> {
+  const form = await readForm(ctx, limitBytes);
   const operator = await operatorOrLogin(ctx, deps, form.env);
   if (!operator) return undefined;
   assertCsrf(ctx, deps, form, operator.csrfToken);
@@ -84,6 +85,11 @@ export function roleAllows(operator: Operator, scope: Scope): boolean {
 
 export function tenantOf(operator: Operator) {
   return { workspaceId: operator.user.workspace_id, environment: operator.environment };
+}
+
+/** An operator acting as the API's outbound use cases' actor: their tenant and user, with no key (unrestricted, as an inbound call). */
+export function actorOf(operator: Operator): OutboundActor {
+  return { ...tenantOf(operator), userId: operator.user.id, key: { id: null, line_id: null, grant_numbers: null } };
 }
 
 /** A signed-in change whose refusals show its page again, with the error and what was typed. */

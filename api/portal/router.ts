@@ -10,6 +10,8 @@ import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
 import { callActions } from './callActions';
 import { callRoutes } from './callRoutes';
+import { campaignActions } from './campaignActions';
+import { campaignRoutes } from './campaignRoutes';
 import { complianceActions } from './complianceActions';
 import { complianceRoutes } from './complianceRoutes';
 import { conversationRoutes } from './conversationRoutes';
@@ -104,6 +106,8 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   lineActions(router, deps);
   callRoutes(router, deps);
   callActions(router, deps);
+  campaignRoutes(router, deps);
+  campaignActions(router, deps);
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);

@@ -56,7 +56,8 @@ const notFound = () => new ApiError(404, campaignNotFound.code, campaignNotFound
 /** The largest creation body: 100,000 contacts with a few variables each. */
 export const CAMPAIGN_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
-interface CreateBody {
+/** The body of `POST /api/v1/campaigns` (also what the portal's create form is turned into). */
+export interface CreateBody {
   name?: string;
   line_ids: string[];
   contacts?: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
@@ -72,7 +73,7 @@ interface CreateBody {
   retry?: { max_attempts?: number; backoff_seconds?: number; on?: string[] };
 }
 
-function createRequest(body: CreateBody): CreateCampaignRequest {
+export function createRequest(body: CreateBody): CreateCampaignRequest {
   return {
     ...(body.name ? { name: body.name } : {}),
     lineIds: body.line_ids,
@@ -121,13 +122,18 @@ async function assertCampaignAllowed(ctx: AppContext, deps: AppDeps): Promise<vo
   for (const lineId of lineIds) assertLineAllowed(principal, lineId);
 }
 
-async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const principal = principalOf(ctx);
-  // A restricted key names only its own lines (as `line_id` of POST /calls); unknown lines are the use case's 422.
-  for (const lineId of (ctx.state.body as CreateBody).line_ids) assertLineAllowed(principal, lineId);
-  let id: string;
+/**
+ * Creates the campaign of `body` (the API's and the portal's form's), its refusals as the API answers them: 422
+ * `validation_error` naming the fields at fault, 503 when its workflow could not be started (nothing recorded).
+ */
+export async function createCampaignAnswering(
+  deps: AppDeps,
+  ctx: AppContext,
+  actor: Parameters<typeof createCampaign>[1],
+  body: CreateBody,
+): Promise<CampaignRow> {
   try {
-    ({ id } = await createCampaign({ ...deps, log: ctx.state.log }, principal, createRequest(ctx.state.body as CreateBody)));
+    return await createCampaign({ ...deps, log: ctx.state.log }, actor, createRequest(body));
   } catch (err) {
     if (err instanceof CampaignRefusedError) throw new ApiError(422, 'validation_error', 'The campaign has invalid fields', err.problems);
     if (err instanceof StartCompensatedError)
@@ -136,6 +142,13 @@ async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
       });
     throw err;
   }
+}
+
+async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  // A restricted key names only its own lines (as `line_id` of POST /calls); unknown lines are the use case's 422.
+  for (const lineId of (ctx.state.body as CreateBody).line_ids) assertLineAllowed(principal, lineId);
+  const { id } = await createCampaignAnswering(deps, ctx, principal, ctx.state.body as CreateBody);
   ctx.status = 201;
   ctx.body = { campaign: await campaignRecord(deps.db, principal, id) };
 }
@@ -168,7 +181,7 @@ async function listResults(ctx: AppContext, deps: AppDeps): Promise<void> {
 type ContactResult = ReturnType<typeof toContactResult>;
 
 /** The results export's columns: the result record's fields, call ids space-separated, variables and metadata as JSON. */
-const RESULT_COLUMNS: ReadonlyArray<CsvColumn<ContactResult>> = [
+export const RESULT_COLUMNS: ReadonlyArray<CsvColumn<ContactResult>> = [
   { header: 'row', cell: (r) => r.row },
   { header: 'to_number', cell: (r) => r.to_number },
   { header: 'status', cell: (r) => r.status },

@@ -222,4 +222,87 @@ describe('MCP agent tools', () => {
       inputSchema: { properties: { id: { description: expect.stringMatching(/call's id/) } } },
     });
   });
+
+  it('campaign tools: an agent creates a campaign, follows its progress and results, and pauses, resumes and cancels another (issue 31)', async () => {
+    const line = await lines.create();
+    const [busy, unanswered] = [`+1415558${Math.floor(1000 + Math.random() * 8999)}`, `+1415559${Math.floor(1000 + Math.random() * 8999)}`];
+    await sim.calls.setOutcome(busy, 'busy');
+    await sim.calls.setOutcome(unanswered, 'no_answer');
+    const agent = await connect(tenant.keys.test);
+    try {
+      const offered = (await agent.listTools()).tools;
+      const create = offered.find((t) => t.name === 'create_campaign')!;
+      expect(create).toMatchObject({ title: 'Create a calling campaign', annotations: { openWorldHint: true } });
+      expect(create.inputSchema.required).toEqual(['line_ids', 'contacts']);
+      expect(offered.map((t) => t.name)).toEqual(
+        expect.arrayContaining([
+          'list_campaigns',
+          'get_campaign',
+          'get_campaign_results',
+          'pause_campaign',
+          'resume_campaign',
+          'cancel_campaign',
+        ]),
+      );
+
+      const request = {
+        name: 'Agent reminders',
+        line_ids: [line.id],
+        contacts: [{ to_number: busy }, { to_number: unanswered, metadata: { ref: 'b' } }, { to_number: 'nope' }],
+        idempotency_key: `campaign-${line.id}`,
+      };
+      const created = expectOk(await call(agent, 'create_campaign', request)).campaign;
+      expect(created).toMatchObject({ name: 'Agent reminders', line_ids: [line.id], progress: { total: 3, skipped: 1 } });
+      // Retried with its idempotency_key (a timeout, a lost answer): the same campaign, not a second one.
+      expect(expectOk(await call(agent, 'create_campaign', request)).campaign.id).toBe(created.id);
+
+      const ended = await eventually(async () => {
+        const got = expectOk(await call(agent, 'get_campaign', { id: created.id })).campaign;
+        return got.status === 'completed' ? got : undefined;
+      }, 60_000);
+      expect(ended.progress).toMatchObject({ total: 3, done: 3, busy: 1, no_answer: 1, skipped: 1 });
+      const { results } = expectOk(await call(agent, 'get_campaign_results', { id: created.id, limit: 10 }));
+      expect(
+        results.map((r: { to_number: string; outcome: string; skip_reason: string | null }) => [r.to_number, r.outcome, r.skip_reason]),
+      ).toEqual([
+        [busy, 'busy', null],
+        [unanswered, 'no_answer', null],
+        ['nope', 'skipped', 'invalid_number'],
+      ]);
+      expect(results[1].metadata).toEqual({ ref: 'b' });
+      expect(expectOk(await call(agent, 'get_call', { id: results[0].call_ids[0] })).call.to_number).toBe(busy);
+      const listed = expectOk(await call(agent, 'list_campaigns', { limit: 100 })).campaigns.map((c: { id: string }) => c.id);
+      expect(listed).toContain(created.id);
+
+      // Another, starting tomorrow: paused, resumed, cancelled; then it has ended.
+      const later = expectOk(
+        await call(agent, 'create_campaign', {
+          line_ids: [line.id],
+          contacts: [{ to_number: busy }],
+          start_at: new Date(Date.now() + 86_400_000).toISOString(),
+        }),
+      ).campaign;
+      expect(expectOk(await call(agent, 'pause_campaign', { id: later.id })).campaign.status).toBe('paused');
+      expect(expectOk(await call(agent, 'resume_campaign', { id: later.id })).campaign.status).toBe('scheduled');
+      expect(expectOk(await call(agent, 'cancel_campaign', { id: later.id })).campaign).toMatchObject({
+        status: 'cancelled',
+        progress: { cancelled: 1 },
+      });
+      expect(refusalCode(await call(agent, 'resume_campaign', { id: later.id }))).toBe('campaign_ended');
+
+      // A key bound to another line is refused the campaign as that line's calls; another tenant does not see it.
+      const other = await lines.create();
+      const bound = (await agentKeys.create({ name: 'other line', permissions: 'full', line_id: other.id })).body.key.plaintext_key;
+      const boundAgent = await connect(bound);
+      expect(refusalCode(await call(boundAgent, 'get_campaign', { id: created.id }))).toBe('agent_scope_error');
+      expect(expectOk(await call(boundAgent, 'list_campaigns')).campaigns).toEqual([]);
+      await boundAgent.close();
+      const stranger = await connect((await createTenant(h.db)).keys.test);
+      expect(refusalCode(await call(stranger, 'get_campaign_results', { id: created.id }))).toBe('not_found');
+      expect(refusalCode(await call(stranger, 'pause_campaign', { id: later.id }))).toBe('not_found');
+      await stranger.close();
+    } finally {
+      await agent.close();
+    }
+  });
 });

@@ -144,4 +144,60 @@ describe('portal lines and calls in a browser', () => {
     await check(page, '06-calls-filtered', problems);
     await context.close();
   });
+
+  it('a campaign created with its form shows its progress changing as it runs, without a reload, until it ends (issue 31)', async () => {
+    const context = await browser.newContext({ baseURL: h.apiUrl });
+    const page = await context.newPage();
+    const problems = watchPageProblems(page);
+    await signUpInBrowser(page, `browser-campaign+${crypto.randomBytes(4).toString('hex')}@example.test`, PASSWORD, h.mail);
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
+    await page.getByLabel('Name').fill('Callbacks');
+    await page.getByLabel('System prompt').fill('You call back people who asked for it.');
+    await page.getByRole('button', { name: 'Create line' }).click();
+    await page.locator('#webhook-secret').waitFor();
+    const lineId = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;
+    await eventually(async () => ((await h.db('lines').where({ id: lineId }).first())?.status === 'active' ? true : undefined), 20_000);
+
+    // The form, as an operator fills it in: the pool's one line, one number to call.
+    const callee = `+1415557${crypto.randomInt(1000, 9999)}`;
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByLabel('Name (optional)').fill('Callback list');
+    await page.locator(`input[name="line.${lineId}"]`).check();
+    await page.getByLabel(/^Contacts/).fill(callee);
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.waitForURL('**/portal/campaigns/*?env=test&done=created');
+    const campaignId = new URL(page.url()).pathname.split('/').pop()!;
+
+    // Marked now: a reload or navigation would lose the mark, so the figures below changed in place (htmx).
+    await page.evaluate('window.campaignPageMark = true');
+    await page.locator('[data-count="dialing"]', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    await check(page, '07-campaign-running', problems);
+    const callId = await eventually(
+      async () =>
+        (
+          await h
+            .db('calls')
+            .where({ to_number: callee })
+            .whereIn('id', h.db('campaign_attempts').where({ campaign_id: campaignId }).select('call_id'))
+            .first()
+        )?.id as string | undefined,
+    );
+    await eventually(
+      async () => ((await h.db('calls').where({ id: callId }).first())?.status === 'in_progress' ? true : undefined),
+      20_000,
+    );
+    expect((await sim.calls.hangUp(callId)).status).toBe(200);
+    await page.locator('[data-campaign-status="completed"]').waitFor({ timeout: 20_000 });
+    await expect(page.locator('[data-count="done"]').textContent()).resolves.toBe('1');
+    await expect(page.locator('#outcome-counts [data-outcome="answered"]').textContent()).resolves.toBe('1');
+    // The contact's row changed in place too, with a link to its call.
+    await expect(page.locator('#results tr[data-row="1"]').getAttribute('data-outcome')).resolves.toBe('answered');
+    await expect(page.locator(`#results a[href="/portal/calls/${callId}?env=test"]`).count()).resolves.toBe(1);
+    await expect(page.locator('#campaign-progress').getAttribute('value')).resolves.toBe('1');
+    await expect(page.evaluate('window.campaignPageMark')).resolves.toBe(true);
+    // Ended: the live part no longer reloads itself.
+    await expect(page.locator('#campaign-live').getAttribute('hx-get')).resolves.toBeNull();
+    await check(page, '08-campaign-ended', problems);
+    await context.close();
+  });
 });

@@ -20,6 +20,11 @@ const NOT_PAGES: Readonly<Record<string, { why: string; answers: 'not html' | 'f
   '/portal/assets/:file': { why: 'the stylesheet and scripts', answers: 'not html' },
   '/portal/overview/stats': { why: "the overview's numbers, swapped into it by htmx", answers: 'fragment' },
   '/portal/calls/:id/live': { why: "a call's live part, swapped into its page by htmx", answers: 'fragment' },
+  '/portal/campaigns/:id/live': {
+    why: "a campaign's progress and contacts, reloaded into its page by htmx while it runs",
+    answers: 'fragment',
+  },
+  '/portal/campaigns/:id/results.csv': { why: 'a download', answers: 'not html' },
   '/portal/deliveries/:id/live': { why: "a delivery's attempts, reloaded into its page by htmx during a redelivery", answers: 'fragment' },
   '/portal/calls/:id/recording': { why: "the call's audio", answers: 'not html' },
   '/portal/calls/:id/history.json': { why: "the call's Temporal history, a download", answers: 'not html' },
@@ -169,6 +174,21 @@ describe('every portal page in a browser, desktop and phone', () => {
       const text = { line_id: frontDesk, to: CALLEE, text: 'Your appointment is at 3 pm.' };
       expect((await h.request('POST', '/api/v1/messages', { key, body: text })).status).toBe(201);
 
+      // A campaign from both lines, starting tomorrow (nobody is called during the walk): one contact skipped at once.
+      const campaign = await h.request('POST', '/api/v1/campaigns', {
+        key,
+        body: {
+          name: 'Walk reminders',
+          line_ids: [frontDesk, deadAgent],
+          contacts: [{ to_number: '+14155550177', variables: { name: 'Ada' } }, { to_number: 'not a number' }],
+          start_at: new Date(Date.now() + 86_400_000).toISOString(),
+          answering_machine: { action: 'voicemail', voicemail_message: 'Please call us back.' },
+          retry: { max_attempts: 3, backoff_seconds: 900 },
+        },
+      });
+      expect(campaign.status).toBe(201);
+      const campaignId: string = campaign.body.campaign.id;
+
       // Made in the portal as an operator does: an opt-out and a pending invitation.
       const optedOut = '+14155550142';
       await page.goto('/portal/compliance?env=test');
@@ -197,6 +217,10 @@ describe('every portal page in a browser, desktop and phone', () => {
         ['call-failed-webhook', `/portal/calls/${failedCall}?${env}`],
         ['call-active', `/portal/calls/${activeCall}?${env}`],
         ['call-hangup-confirm', `/portal/calls/${activeCall}/hangup?${env}`],
+        ['campaigns', `/portal/campaigns?${env}`],
+        ['campaigns-filtered', `/portal/campaigns?${env}&status=scheduled`],
+        ['campaign', `/portal/campaigns/${campaignId}?${env}`],
+        ['campaign-cancel-confirm', `/portal/campaigns/${campaignId}/cancel?${env}`],
         ['conversations', `/portal/conversations?${env}`],
         ['conversation', `/portal/conversations/${frontDesk}/${encodeURIComponent(CALLEE)}?${env}`],
         ['deliveries', `/portal/deliveries?${env}`],
@@ -273,6 +297,8 @@ describe('every portal page in a browser, desktop and phone', () => {
         '/portal/assets/:file': '/portal/assets/portal.css',
         '/portal/overview/stats': `/portal/overview/stats?${env}`,
         '/portal/calls/:id/live': `/portal/calls/${failedCall}/live?${env}`,
+        '/portal/campaigns/:id/live': `/portal/campaigns/${campaignId}/live?${env}`,
+        '/portal/campaigns/:id/results.csv': `/portal/campaigns/${campaignId}/results.csv?${env}`,
         '/portal/deliveries/:id/live': `/portal/deliveries/${failedDelivery.id}/live?${env}`,
         '/portal/calls/:id/recording': `/portal/calls/${failedCall}/recording?${env}`,
         '/portal/calls/:id/history.json': `/portal/calls/${failedCall}/history.json?${env}`,

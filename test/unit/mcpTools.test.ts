@@ -34,6 +34,17 @@ describe('MCP tools', () => {
       'follow_call',
     ])
       expect(names).toContain(name);
+    // Campaigns (issue 31, item 2).
+    for (const name of [
+      'create_campaign',
+      'list_campaigns',
+      'get_campaign',
+      'get_campaign_results',
+      'pause_campaign',
+      'resume_campaign',
+      'cancel_campaign',
+    ])
+      expect(names).toContain(name);
   });
 
   it('takes each argument from its operation: path and query parameters, body fields, Idempotency-Key', () => {
@@ -95,7 +106,7 @@ describe('MCP tools', () => {
       for (const [argument, schema] of Object.entries(inputSchema.properties)) {
         const description = (schema as { description?: string }).description;
         expect([`${name}.${argument}`, typeof description]).toEqual([`${name}.${argument}`, 'string']);
-        if (argument === 'id' || argument.endsWith('_id')) expect(description).toMatch(/^The (call|line)’?'?s id/);
+        if (argument === 'id' || argument.endsWith('_id')) expect(description).toMatch(/^The (call|line|campaign)’?'?s id/);
         // Words for a model: no HTTP statuses, paths or error codes to decode.
         expect([`${name}.${argument}`, /\b[45]\d\d `|with [45]\d\d\b|\/api\//.test(description!)]).toEqual([`${name}.${argument}`, false]);
       }
@@ -122,6 +133,13 @@ describe('MCP tools', () => {
     expect(tool('send_sms').annotations).toMatchObject({ openWorldHint: true });
     expect(tool('get_call').annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(tool('speak').description).toMatch(/`call_not_active`: the call is not in progress/);
+    // A campaign's tools say what their refusals mean of a campaign, not of a line.
+    expect(tool('get_campaign').description).toMatch(/`not_found`: no such campaign is visible to you: check the id \(list_campaigns\)/);
+    expect(tool('cancel_campaign').description).toMatch(/`campaign_ended`: the campaign has already completed or been cancelled/);
+    expect(tool('cancel_campaign').annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(tool('pause_campaign').annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    expect(tool('create_campaign').annotations).toMatchObject({ openWorldHint: true, idempotentHint: false });
+    expect(tool('create_campaign').inputSchema.required).toEqual(['line_ids', 'contacts']);
   });
 
   it('declares as output schema the operation’s 2xx body schema, which its documented example satisfies', () => {
@@ -166,6 +184,18 @@ describe('MCP tools', () => {
     expect(readScope).toEqual(expect.arrayContaining(['get_call', 'list_calls', 'follow_call', 'check_consent']));
     expect(readScope).not.toContain('get_balance');
     expect(readScope).not.toContain('list_lines');
+    expect(readScope).toEqual(expect.arrayContaining(['list_campaigns', 'get_campaign', 'get_campaign_results']));
+    expect(readScope).not.toEqual(expect.arrayContaining(['create_campaign']));
+    // Creating is a call (calls:create), controlling is calls:control, as on the API; a line-bound key keeps them (its own lines).
+    const campaignTools = ['create_campaign', 'pause_campaign', 'resume_campaign', 'cancel_campaign'];
+    expect(names(key({ scopes: ['read', 'calls:create'] }))).toEqual(expect.arrayContaining(['create_campaign']));
+    expect(names(key({ scopes: ['read', 'calls:create'] }))).not.toContain('pause_campaign');
+    expect(names(key({ scopes: ['read', 'calls:control'] }))).toEqual(
+      expect.arrayContaining(['pause_campaign', 'resume_campaign', 'cancel_campaign']),
+    );
+    expect(names(key({ line_id: '7a2c0f7e-2f1c-4a8e-9b1a-0f3f7d1f1e11' }))).toEqual(expect.arrayContaining(campaignTools));
+    expect(readOnly).not.toEqual(expect.arrayContaining(['create_campaign']));
+    expect(readOnly).toContain('get_campaign_results');
   });
 
   it('refuses to build a tool whose parameter and body field share a name', () => {

@@ -2,10 +2,14 @@ import { PORTAL_ACTIONS } from '../../api/portal/actionCatalog';
 import { stateBadge, stateLabel } from '../../api/portal/components';
 import { choiceSelect } from '../../api/portal/filterFields';
 import {
+  ANSWERING_MACHINE_LABELS,
   BADGE_VOCABULARIES,
   CALL_DIRECTION_LABELS,
   CALL_STATUS_LABELS,
+  CAMPAIGN_STATUS_LABELS,
   COMPLIANCE_EVENT_LABELS,
+  CONTACT_OUTCOME_LABELS,
+  CONTACT_STATUS_LABELS,
   CONSENT_TYPE_LABELS,
   DELIVERY_STATUS_LABELS,
   DELIVERY_STATUSES,
@@ -21,7 +25,9 @@ import {
   MESSAGE_STATUS_LABELS,
   NUMBER_TYPE_LABELS,
   OPT_OUT_SOURCE_LABELS,
+  PAUSED_REASON_LABELS,
   ROLE_LABELS,
+  SKIP_REASON_LABELS,
   SPEAKER_LABELS,
   SPEAKERS,
   TIMELINE_WORDS,
@@ -31,6 +37,14 @@ import { readableDetails } from '../../api/portal/pages/audit';
 import { recordSchemas } from '../../api/openapi/records';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { CALL_DIRECTIONS, CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
+import {
+  ANSWERING_MACHINE_ACTIONS,
+  CAMPAIGN_STATUSES,
+  CONTACT_OUTCOMES,
+  CONTACT_STATUSES,
+  PAUSED_REASONS,
+  SKIP_REASONS,
+} from '../../src/domain/campaigns/rules';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { OPT_OUT_SOURCES } from '../../src/domain/compliance/optOuts';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
@@ -65,6 +79,12 @@ const VOCABULARIES: Array<[string, readonly string[], Readonly<Record<string, Wo
   ['ledger transaction types', TRANSACTION_TYPES, TRANSACTION_TYPE_LABELS],
   ['environments', ENVIRONMENTS, ENVIRONMENT_LABELS],
   ['transcript speakers', SPEAKERS, SPEAKER_LABELS],
+  ['campaign statuses', CAMPAIGN_STATUSES, CAMPAIGN_STATUS_LABELS],
+  ['campaign contact statuses', CONTACT_STATUSES, CONTACT_STATUS_LABELS],
+  ['campaign contact outcomes', CONTACT_OUTCOMES, CONTACT_OUTCOME_LABELS],
+  ['campaign skip reasons', SKIP_REASONS, SKIP_REASON_LABELS],
+  ['campaign paused reasons', PAUSED_REASONS, PAUSED_REASON_LABELS],
+  ['campaign answering-machine actions', ANSWERING_MACHINE_ACTIONS, ANSWERING_MACHINE_LABELS],
   [
     'portal actions (audit log)',
     Object.values(PORTAL_ACTIONS).map((kind) => kind.action),

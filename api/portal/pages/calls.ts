@@ -166,7 +166,13 @@ function transcriptText(entry: NonNullable<CallRecord['transcript']>[number]): H
 }
 
 /** A call's page: its live part (with its timeline and recording), its Temporal history to download and (when configured) to open in the Temporal UI. */
-export function callPage(nav: PageNav, view: CallView, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
+export function callPage(
+  nav: PageNav,
+  view: CallView,
+  temporalUiUrl: string | undefined,
+  mayHangUp: boolean,
+  campaign?: { id: string; name: string | null; row: number; attempt: number },
+): Html {
   const { call } = view;
   return layout(
     `Call to ${call.to_number}`,
@@ -175,6 +181,15 @@ export function callPage(nav: PageNav, view: CallView, temporalUiUrl: string | u
         <span class="mono">${call.to_number}</span>, created ${toSecond(call.created_at)}, on
         <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
+      ${
+        campaign
+          ? html`<p id="call-campaign">
+              Placed by the campaign
+              <a href="/portal/campaigns/${campaign.id}?env=${nav.environment}">${campaign.name ?? 'without a name'}</a>, for its contact on
+              row ${campaign.row} (attempt ${campaign.attempt}).
+            </p>`
+          : ''
+      }
       ${callLive(view, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       <h2>Workflow</h2>
       <p>

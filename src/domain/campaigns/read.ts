@@ -3,7 +3,8 @@ import type { Db } from '../../platform/db/knex';
 import { restrictedLineIds } from '../keys/grants';
 import type { OutboundActor } from '../outbound/preflight';
 import { progressOf, toCampaignRecord, toContactResult } from './records';
-import { attemptCalls, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
+import type { CampaignStatus } from './rules';
+import { attemptCalls, attemptOfCall, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
 
 /** Reading campaigns: a key restricted to some lines sees the campaigns whose every pool line is one of them. */
 
@@ -29,9 +30,10 @@ export async function campaignRecord(db: Db, reader: Reader, id: string) {
   return toCampaignRecord(row, progressOf(await contactTally(db, row.id)));
 }
 
-/** The campaigns the reader sees, newest first; the caller pages the query (cursor on created_at, id). */
-export function visibleCampaigns(db: Db, reader: Reader): Knex.QueryBuilder<CampaignRow, CampaignRow[]> {
+/** The campaigns the reader sees (of one status, when given), newest first; the caller pages the query (cursor on created_at, id). */
+export function visibleCampaigns(db: Db, reader: Reader, status?: CampaignStatus): Knex.QueryBuilder<CampaignRow, CampaignRow[]> {
   const query = campaignsOf(db, reader);
+  if (status) query.andWhere({ status });
   const allowed = restrictedLineIds(reader.key);
   if (allowed) query.whereRaw('line_ids <@ ?::uuid[]', [allowed as string[]]);
   return query as unknown as Knex.QueryBuilder<CampaignRow, CampaignRow[]>;
@@ -79,4 +81,11 @@ export async function* allResults(db: Db, campaignId: string) {
 export async function readableCampaign(db: Db, reader: Reader, id: string): Promise<CampaignRow | undefined> {
   const row = await findCampaign(db, reader, id);
   return row && visibleTo(reader, row) ? row : undefined;
+}
+
+/** The campaign (and its contact's row and attempt) that placed the call `callId`, when the reader may read that campaign. */
+export async function campaignOfCall(db: Db, reader: Reader, callId: string) {
+  const attempt = await attemptOfCall(db, callId);
+  const campaign = attempt && (await readableCampaign(db, reader, attempt.campaign_id));
+  return campaign ? { id: campaign.id, name: campaign.name, row: attempt.row_number, attempt: attempt.attempt } : undefined;
 }

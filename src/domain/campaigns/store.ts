@@ -287,3 +287,14 @@ export async function settleAttemptRow(
     });
   return true;
 }
+
+/** The campaign attempt that placed the call `callId`, with its contact's row; undefined for a call no campaign placed. */
+export async function attemptOfCall(
+  db: Conn,
+  callId: string,
+): Promise<{ campaign_id: string; row_number: number; attempt: number } | undefined> {
+  return db('campaign_attempts')
+    .join('campaign_contacts', 'campaign_contacts.id', 'campaign_attempts.contact_id')
+    .where('campaign_attempts.call_id', callId)
+    .first('campaign_attempts.campaign_id', 'campaign_contacts.row_number', 'campaign_attempts.attempt');
+}
