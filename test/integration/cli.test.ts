@@ -2,13 +2,16 @@ import { runCli } from '../support/cliRun';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
 
-/** The operator CLI, run exactly as the README says: `npm run --silent cli -- ...`. */
+/**
+ * The operator CLI: the first test runs it exactly as the README says (`npm run --silent cli -- ...`), the others run the
+ * command that npm script runs (test/support/cliRun.ts), without npm's own start-up.
+ */
 describe('operator CLI', () => {
   const { h } = useSuite({ tenant: 'none' });
   const cli = (...args: string[]) => runCli(args);
 
   it('bootstrap --json prints one JSON object whose keys all work', async () => {
-    const out = cli('bootstrap', '--json');
+    const out = runCli(['bootstrap', '--json'], {}, { viaNpm: true });
     expect(out.status).toBe(0);
     expect(out.json).toEqual({
       workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/),

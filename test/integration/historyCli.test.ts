@@ -6,8 +6,8 @@ import { runCli as cli } from '../support/cliRun';
 import { useSuite } from '../support/suite';
 
 /**
- * `history export` and `history replay`, run as the README says (`npm run --silent cli -- ...`)
- * against a real Temporal server and a real workflow run.
+ * `history export` and `history replay`, run as `npm run cli` runs them (test/support/cliRun.ts; test/integration/cli.test.ts
+ * runs one command through npm itself) against a real Temporal server and a real workflow run.
  */
 describe('operator CLI: workflow histories', () => {
   const { h } = useSuite({ worker: true, tenant: 'none' });
