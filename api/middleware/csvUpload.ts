@@ -20,13 +20,31 @@ export function csvUpload(limitBytes: number): Koa.Middleware<AppState> {
     if (type !== 'text/csv' || (charset && charset.toLowerCase() !== 'utf-8'))
       throw new ApiError(415, 'unsupported_media_type', 'Send the contact list as CSV in UTF-8 (Content-Type: text/csv)');
     const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limitBytes) throw tooLarge(limitBytes);
+    if (declared > limitBytes) throw closingIfUnread(ctx.req, tooLarge(limitBytes));
     const hash = crypto.createHash('sha256');
-    const reading = await readContactListCsv(decoded(ctx.req, limitBytes, hash));
-    if (!reading.ok) throw new ApiError(422, 'validation_error', 'The contact list has invalid rows or columns', reading.problems);
+    let reading;
+    try {
+      reading = await readContactListCsv(decoded(ctx.req, limitBytes, hash));
+    } catch (err) {
+      throw err instanceof ApiError ? closingIfUnread(ctx.req, err) : err;
+    }
+    if (!reading.ok)
+      throw closingIfUnread(
+        ctx.req,
+        new ApiError(422, 'validation_error', 'The contact list has invalid rows or columns', reading.problems),
+      );
     ctx.state.upload = { sha256: hash.digest('hex'), list: reading.list };
     return next();
   };
+}
+
+/**
+ * A refusal answered before the body was read to its end closes the connection (`Connection: close`): the client may
+ * still be sending, and a connection reused with the rest of that body in it would answer its next request with garbage.
+ */
+function closingIfUnread(req: IncomingMessage, err: ApiError): ApiError {
+  if (req.complete) return err;
+  return new ApiError(err.status, err.code, err.message, err.details, { ...err.headers, Connection: 'close' });
 }
 
 function tooLarge(limitBytes: number): ApiError {
