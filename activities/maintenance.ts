@@ -5,6 +5,7 @@ import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAtt
 import { purgeOldTelnyxCalls } from '../src/adapters/carrier/callbacks/telnyx/callRecords';
 import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/speechQueue';
 import type { Db } from '../src/platform/db/knex';
+import { purgeExpiredContactLists } from '../src/domain/campaigns/contactListStore';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
 import { purgeExpiredOAuthRecords } from '../src/domain/oauth/store';
@@ -28,6 +29,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       telnyxSpeechChunks: number;
       telnyxCalls: number;
       oauthRecords: number;
+      campaignContactLists: number;
     }> {
       const at = now();
       return {
@@ -41,6 +43,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),
         telnyxCalls: await purgeOldTelnyxCalls(db, at),
         oauthRecords: await purgeExpiredOAuthRecords(db, at),
+        campaignContactLists: await purgeExpiredContactLists(db, at),
       };
     },
   };

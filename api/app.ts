@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rateLimit';
 import { cors } from './middleware/cors';
+import { csvUpload } from './middleware/csvUpload';
 import { jsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
 import { traceRequest } from './middleware/tracing';
@@ -87,7 +88,9 @@ export function createApp(deps: AppDeps): App {
   const router = new Router<AppState>();
   const concrete = concretePaths(routes);
   for (const route of routes.filter(servedBy(deps))) {
-    const readBody = jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
+    const readBody = route.upload
+      ? csvUpload(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxUploadBytes))
+      : jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
     const auth = authenticate(route.auth, deps, { cache: keyCache, lastUsed });
     const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
     // Replays, conflicts and malformed requests are answered before the rate limit counts

@@ -1,3 +1,4 @@
+import type { ContactListCsv } from '../src/domain/campaigns/contactListCsv';
 import type Koa from 'koa';
 import type Stripe from 'stripe';
 import type { Client } from '@temporalio/client';
@@ -67,6 +68,8 @@ export interface AppState {
   /** Parsed JSON body; undefined when the request had none. */
   body?: unknown;
   rawBody?: Buffer;
+  /** An upload route's body, read as it streamed in (api/middleware/csvUpload.ts): its digest (the idempotency fingerprint's) and what it held. */
+  upload?: { sha256: string; list: ContactListCsv };
   /** Set by the idempotency middleware when this request owns an Idempotency-Key. */
   idempotency?: IdempotencyHandle;
   /** What an idempotent replay returns, when it must differ from the first response (no secrets). */

@@ -74,6 +74,11 @@ export interface RouteDef {
   rateLimit?: LimitName;
   /** Largest request body accepted (413 above it); `DEFAULT_BODY_LIMIT_BYTES` when unset. `MAX_BODY_BYTES` caps every route. */
   bodyLimitBytes?: number;
+  /**
+   * The body is an upload of this media type, read as it streams in by its own reader (api/middleware/csvUpload.ts)
+   * under `MAX_UPLOAD_BYTES` instead of `MAX_BODY_BYTES`; the document states it as the operation's request body.
+   */
+  upload?: { mediaType: 'text/csv'; description: string; example: string };
   /** Honour `Idempotency-Key`; `required` refuses requests without one (400 missing_idempotency_key). */
   idempotency?: { required: boolean };
   doc: OperationDoc;

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE } from '../../src/domain/campaigns/rules';
+import { CONTACT_LIST_TTL_DAYS, WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE } from '../../src/domain/campaigns/rules';
 import type { ToolSpec } from './catalogue';
 
 /**
@@ -23,7 +23,8 @@ const CREATE_ARGUMENTS: Record<string, string> = {
     'The lines whose numbers place the calls (ids from list_lines; 1 to 50). A line carries one call at a time, so more lines call more people at once',
   contacts:
     'The people to call, in order: each `{to_number}` in E.164 form, with optional `variables` (values for the {{name}} placeholders of the texts) and `metadata` (echoed in results). ' +
-    'A number that is not a phone number, or repeats an earlier one, is skipped and reported, not refused',
+    'A number that is not a phone number, or repeats an earlier one, is skipped and reported, not refused. Give contacts or contact_list_id, not both',
+  contact_list_id: `The contact list’s id, instead of contacts: a CSV list uploaded through the API (one row per person, with its variables), usable for ${CONTACT_LIST_TTL_DAYS} days`,
   topic: 'Make each call a hosted conversation about this topic (Switchboard’s AI talks); without it each line answers as its mode decides',
   begin_message: 'With topic: what the AI says first on each call (optional)',
   max_duration_seconds: 'With topic: the longest each conversation may last, in seconds',

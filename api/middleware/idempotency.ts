@@ -53,7 +53,8 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
       principalKeyId: principal.key.id,
       scope: options.scope,
       idempotencyKey,
-      fingerprint: fingerprintOf({ params, body: ctx.state.body ?? null }),
+      // An upload is fingerprinted by its digest: the same file again is the same request.
+      fingerprint: fingerprintOf({ params, body: ctx.state.upload ? { sha256: ctx.state.upload.sha256 } : (ctx.state.body ?? null) }),
     };
     const outcome = await runIdempotently(ctx, deps, identity, next);
     if (outcome.replayed) {

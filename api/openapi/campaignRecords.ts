@@ -153,5 +153,16 @@ export const campaignRecordSchemas: Record<string, object> = {
     updated_at: dateTime,
     ended_at: nullable(dateTime),
   }),
+  ContactList: record({
+    id: uuid,
+    rows: { type: 'integer', minimum: 1, description: 'Its contacts: the data rows after the header (blank lines not counted)' },
+    columns: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The header as written: `phone_number`, `metadata.<key>` columns and variables',
+    },
+    created_at: dateTime,
+    expires_at: { ...dateTime, description: 'Until when a campaign’s creation may name it (`contact_list_id`); then it is deleted' },
+  }),
   CampaignContactResult: record({ id: uuid, ...contactResult }),
 };

@@ -29,6 +29,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     }
     if (route.rateLimit) operation['x-rate-limit'] = route.rateLimit;
     if (route.doc.requestBody) operation['x-body-limit-bytes'] = route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+    if (route.upload) {
+      // An upload is not JSON: its own reader checks it (api/middleware/csvUpload.ts), so the document only states its type.
+      const { mediaType, description, example } = route.upload;
+      operation.requestBody = { required: true, description, content: { [mediaType]: { schema: { type: 'string' }, example } } };
+      operation['x-body-limit-bytes'] = route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+    }
     if (route.idempotency) {
       operation.parameters = [
         ...((operation.parameters as object[] | undefined) ?? []),
@@ -130,6 +136,10 @@ function withStandardErrors(route: RouteDef): OperationDoc {
   if (route.doc.requestBody) {
     badRequests.push(`\`invalid_json\` (not JSON, or nested deeper than ${MAX_JSON_DEPTH} levels)`);
     responses['413'] ??= errorResponse('`payload_too_large`: the body exceeds `x-body-limit-bytes`');
+  }
+  if (route.upload) {
+    responses['413'] ??= errorResponse('`payload_too_large`: the body exceeds `x-body-limit-bytes`');
+    responses['415'] ??= errorResponse(`\`unsupported_media_type\`: the body is not \`${route.upload.mediaType}\``);
   }
   if (badRequests.length > 0) responses['400'] ??= errorResponse(badRequests.join('; '));
   if (route.rateLimit) responses['429'] ??= errorResponse('`rate_limited`, with `Retry-After` in seconds');

@@ -1,6 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { assertLineAllowed } from '../lineAccess';
 import { ApiError } from '../errors';
+import { exampleOf } from '../openapi/examples';
 import { NOT_BLANK_PATTERN } from '../openapi/fields';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
 import { cursorPaginationParams, newestFirstPage } from '../pagination';
@@ -26,6 +27,7 @@ import {
   type AnsweringMachineAction,
   MAX_CONTACTS,
   MAX_NAME_LENGTH,
+  MAX_TO_NUMBER_LENGTH,
   MAX_POOL_LINES,
   MAX_RETRY_BACKOFF_SECONDS,
   RETRYABLE_OUTCOMES,
@@ -58,7 +60,8 @@ export const CAMPAIGN_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 export interface CreateBody {
   name?: string;
   line_ids: string[];
-  contacts: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
+  contacts?: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
+  contact_list_id?: string;
   topic?: string;
   begin_message?: string;
   max_duration_seconds?: number;
@@ -74,7 +77,15 @@ export function createRequest(body: CreateBody): CreateCampaignRequest {
   return {
     ...(body.name ? { name: body.name } : {}),
     lineIds: body.line_ids,
-    contacts: body.contacts.map((contact) => ({ toNumber: contact.to_number, variables: contact.variables, metadata: contact.metadata })),
+    ...(body.contact_list_id
+      ? { contactListId: body.contact_list_id }
+      : {
+          contacts: (body.contacts ?? []).map((contact) => ({
+            toNumber: contact.to_number,
+            variables: contact.variables,
+            metadata: contact.metadata,
+          })),
+        }),
     ...(body.topic
       ? {
           conversation: {
@@ -217,7 +228,7 @@ const contactSchema = {
     to_number: {
       type: 'string',
       minLength: 1,
-      maxLength: 64,
+      maxLength: MAX_TO_NUMBER_LENGTH,
       description:
         'The number to call, E.164. One that is not a phone number, or repeats an earlier contact’s, is recorded as skipped (`invalid_number`, `duplicate_number`).',
     },
@@ -241,6 +252,14 @@ const CONTROL_SUMMARIES: Record<CampaignControl, string> = {
   cancel: 'Cancel a campaign: contacts still waiting are `cancelled`; calls in progress go on to their end',
 };
 
+/** The body's example with `contacts` (every field's example but `contact_list_id`, its alternative). */
+function exampleWithContacts(body: ReturnType<typeof jsonRequestBody>) {
+  const media = body.content['application/json'];
+  const example = { ...(exampleOf(media.schema) as Record<string, unknown>) };
+  delete example.contact_list_id;
+  return { ...body, content: { 'application/json': { ...media, example } } };
+}
+
 export function campaignRoutes(): RouteDef[] {
   return [
     {
@@ -255,67 +274,86 @@ export function campaignRoutes(): RouteDef[] {
         summary: 'Create a campaign: many outbound calls from a pool of lines, paced, retried and durable',
         description: createDescription,
         tags: ['campaigns'],
-        requestBody: jsonRequestBody({
-          type: 'object',
-          additionalProperties: false,
-          required: ['line_ids', 'contacts'],
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NOT_BLANK_PATTERN },
-            line_ids: {
-              type: 'array',
-              minItems: 1,
-              maxItems: MAX_POOL_LINES,
-              uniqueItems: true,
-              items: { type: 'string', format: 'uuid' },
-            },
-            contacts: { type: 'array', minItems: 1, maxItems: MAX_CONTACTS, items: contactSchema },
-            topic: {
-              type: 'string',
-              minLength: 1,
-              maxLength: MAX_TOPIC_LENGTH,
-              pattern: NOT_BLANK_PATTERN,
-              description:
-                'Each call is a hosted conversation about this topic (as `POST /api/v1/calls/conversation`); without it the lines’ modes decide.',
-            },
-            begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
-            max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
-            machine_detection: MACHINE_DETECTION,
-            answering_machine: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['action'],
-              description:
-                'When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: once the ' +
-                'machine’s greeting has ended (its beep, as the carrier detects it; at most 30 s after the machine was detected), speak ' +
-                '`voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. ' +
-                'Without it, a machine’s answer goes on as the line decides.',
-              properties: {
-                action: { type: 'string', enum: [...ANSWERING_MACHINE_ACTIONS] },
-                voicemail_message: { type: 'string', minLength: 1, maxLength: MAX_VOICEMAIL_MESSAGE_LENGTH, pattern: NOT_BLANK_PATTERN },
+        requestBody: exampleWithContacts(
+          jsonRequestBody({
+            type: 'object',
+            additionalProperties: false,
+            required: ['line_ids'],
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NOT_BLANK_PATTERN },
+              line_ids: {
+                type: 'array',
+                minItems: 1,
+                maxItems: MAX_POOL_LINES,
+                uniqueItems: true,
+                items: { type: 'string', format: 'uuid' },
               },
-              // A message with `voicemail` only, and always with it: stated here so clients (and the fuzzer) know it.
-              if: { properties: { action: { const: 'voicemail' } } },
-              then: { required: ['voicemail_message'] },
-              else: { properties: { voicemail_message: false } },
-              example: {
-                action: 'voicemail',
-                voicemail_message: 'Hello, this is Acme Dental about your appointment. Please call us back.',
+              contacts: {
+                type: 'array',
+                minItems: 1,
+                maxItems: MAX_CONTACTS,
+                items: contactSchema,
+                description: 'The contacts, in list order; or `contact_list_id` instead (exactly one of the two)',
+              },
+              contact_list_id: {
+                type: 'string',
+                format: 'uuid',
+                description:
+                  'A contact list uploaded as CSV (`POST /api/v1/campaigns/contact-lists`), instead of `contacts`: its rows become the contacts in file order ' +
+                  '(422 `contact_list_id` when it is not this workspace’s or has expired)',
+              },
+              topic: {
+                type: 'string',
+                minLength: 1,
+                maxLength: MAX_TOPIC_LENGTH,
+                pattern: NOT_BLANK_PATTERN,
+                description:
+                  'Each call is a hosted conversation about this topic (as `POST /api/v1/calls/conversation`); without it the lines’ modes decide.',
+              },
+              begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
+              max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
+              machine_detection: MACHINE_DETECTION,
+              answering_machine: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['action'],
+                description:
+                  'When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: once the ' +
+                  'machine’s greeting has ended (its beep, as the carrier detects it; at most 30 s after the machine was detected), speak ' +
+                  '`voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. ' +
+                  'Without it, a machine’s answer goes on as the line decides.',
+                properties: {
+                  action: { type: 'string', enum: [...ANSWERING_MACHINE_ACTIONS] },
+                  voicemail_message: { type: 'string', minLength: 1, maxLength: MAX_VOICEMAIL_MESSAGE_LENGTH, pattern: NOT_BLANK_PATTERN },
+                },
+                // A message with `voicemail` only, and always with it: stated here so clients (and the fuzzer) know it.
+                if: { properties: { action: { const: 'voicemail' } } },
+                then: { required: ['voicemail_message'] },
+                else: { properties: { voicemail_message: false } },
+                example: {
+                  action: 'voicemail',
+                  voicemail_message: 'Hello, this is Acme Dental about your appointment. Please call us back.',
+                },
+              },
+              start_at: { type: 'string', format: 'date-time', description: 'When dialling starts (default: now)' },
+              max_concurrency: { type: 'integer', minimum: 1, maximum: MAX_POOL_LINES },
+              calls_per_minute: { type: 'integer', minimum: 1, maximum: WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE },
+              retry: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  max_attempts: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS, default: 1 },
+                  backoff_seconds: { type: 'integer', minimum: 0, maximum: MAX_RETRY_BACKOFF_SECONDS, default: 600 },
+                  on: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...RETRYABLE_OUTCOMES] } },
+                },
               },
             },
-            start_at: { type: 'string', format: 'date-time', description: 'When dialling starts (default: now)' },
-            max_concurrency: { type: 'integer', minimum: 1, maximum: MAX_POOL_LINES },
-            calls_per_minute: { type: 'integer', minimum: 1, maximum: WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE },
-            retry: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                max_attempts: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS, default: 1 },
-                backoff_seconds: { type: 'integer', minimum: 0, maximum: MAX_RETRY_BACKOFF_SECONDS, default: 600 },
-                on: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...RETRYABLE_OUTCOMES] } },
-              },
-            },
-          },
-        }),
+            // Exactly one of contacts and contact_list_id: stated here so clients (and the fuzzer) know it.
+            if: { required: ['contacts'] },
+            then: { properties: { contact_list_id: false } },
+            else: { required: ['contact_list_id'] },
+          }),
+        ),
         responses: {
           '201': jsonResponse('`{campaign}`', fields({ campaign: ref('Campaign') })),
           '503': errorResponse('`service_unavailable`: the campaign could not be started (nothing recorded); `Retry-After`'),

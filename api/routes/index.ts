@@ -4,6 +4,7 @@ import { auditRoutes } from './audit';
 import { authKeyRoutes } from './authKeys';
 import { billingRoutes } from './billing';
 import { callRoutes } from './calls';
+import { campaignContactListRoutes } from './campaignContactLists';
 import { campaignRoutes } from './campaigns';
 import { carrierEventRoutes } from './carrier/events';
 import { carrierMessageRoutes } from './carrier/messages';
@@ -29,6 +30,7 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...complianceRoutes(),
     ...auditRoutes(),
     ...callRoutes(),
+    ...campaignContactListRoutes(),
     ...campaignRoutes(),
     ...messageRoutes(),
     ...carrierEventRoutes(),

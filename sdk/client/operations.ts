@@ -8,6 +8,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /api/v1/calls/conversation',
   'POST /api/v1/calls/{id}/transfer',
   'POST /api/v1/campaigns',
+  'POST /api/v1/campaigns/contact-lists',
   'POST /api/v1/consent',
   'POST /api/v1/keys',
   'POST /api/v1/keys/{id}/rotate',

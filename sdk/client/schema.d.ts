@@ -789,6 +789,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/contact-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a campaign’s contact list as CSV (up to 100,000 rows with per-contact variables), then create the campaign with its id
+         * @description Answers the list’s `id`, which `POST /api/v1/campaigns` takes as `contact_list_id` (instead of `contacts`) for 7 days; a list may start several campaigns. The same file sent again with the same `Idempotency-Key` answers the same list.
+         */
+        post: operations["uploadCampaignContactList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -1919,6 +1939,21 @@ export interface components {
             updated_at: string;
             /** Format: date-time */
             ended_at: string | null;
+        };
+        ContactList: {
+            /** Format: uuid */
+            id: string;
+            /** @description Its contacts: the data rows after the header (blank lines not counted) */
+            rows: number;
+            /** @description The header as written: `phone_number`, `metadata.<key>` columns and variables */
+            columns: string[];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Until when a campaign’s creation may name it (`contact_list_id`); then it is deleted
+             */
+            expires_at: string;
         };
         CampaignContactResult: {
             /** Format: uuid */
@@ -11735,6 +11770,212 @@ export interface operations {
             };
         };
     };
+    uploadCampaignContactList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A CSV file (RFC 4180, UTF-8, a BOM and CRLF, LF or CR line ends allowed) whose first line is the header. `phone_number` (required) is the number to call; a `metadata.<key>` column is the contact’s metadata under that key; every other column is a variable of that name (a letter or _, then letters, digits or _) filling the `{{name}}` placeholders of the campaign’s texts. An empty cell gives no value. At most 100000 rows; blank lines are ignored. A row whose number is not a phone number, or repeats an earlier row’s, is recorded at the campaign’s creation as a skipped contact (`invalid_number`, `duplicate_number`), not refused here. */
+        requestBody: {
+            content: {
+                /**
+                 * @example phone_number,first_name,appointment,metadata.patient_id
+                 *     +14155550123,Ada,Tuesday 9:00,p-1042
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description `{contact_list}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contact_list": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "rows": 1,
+                     *         "columns": [
+                     *           "example"
+                     *         ],
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "expires_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contact_list: components["schemas"]["ContactList"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `text/csv` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Unsupported media type"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: each problem names its place, `columns.<n>` (the header’s n-th column, from 1), `rows.<n>` or `rows.<n>.<column>` (the n-th data row, from 1, as the campaign’s results number contacts; the message gives the file’s line). At most 50 are listed, then one (`rows`) counting the others. Also `body` when the file is empty or not UTF-8. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCampaigns: {
         parameters: {
             query?: {
@@ -11959,7 +12200,8 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     line_ids: string[];
-                    contacts: {
+                    /** @description The contacts, in list order; or `contact_list_id` instead (exactly one of the two) */
+                    contacts?: {
                         /** @description The number to call, E.164. One that is not a phone number, or repeats an earlier contact’s, is recorded as skipped (`invalid_number`, `duplicate_number`). */
                         to_number: string;
                         /**
@@ -11981,6 +12223,11 @@ export interface operations {
                             [key: string]: string;
                         };
                     }[];
+                    /**
+                     * Format: uuid
+                     * @description A contact list uploaded as CSV (`POST /api/v1/campaigns/contact-lists`), instead of `contacts`: its rows become the contacts in file order (422 `contact_list_id` when it is not this workspace’s or has expired)
+                     */
+                    contact_list_id?: string;
                     /** @description Each call is a hosted conversation about this topic (as `POST /api/v1/calls/conversation`); without it the lines’ modes decide. */
                     topic?: string;
                     begin_message?: string;

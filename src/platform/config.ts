@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   logLevel: string;
   maxBodyBytes: number;
+  /** Ceiling on an upload route's body (a campaign's contact list as CSV: `x-body-limit-bytes`); `MAX_BODY_BYTES` caps JSON bodies. */
+  maxUploadBytes: number;
   /** Time to receive a whole request (headers and body) and its headers; slower clients get 408. */
   httpRequestTimeoutMs: number;
   /** How long an API process trusts a cached key row at most (revocations also reach it at once by NOTIFY); 0 turns the cache off. */
@@ -375,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     logLevel: env.LOG_LEVEL ?? 'info',
     maxBodyBytes: int('MAX_BODY_BYTES', 1024 * 1024),
+    maxUploadBytes: int('MAX_UPLOAD_BYTES', 16 * 1024 * 1024),
     httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30_000),
     apiKeyCacheTtlMs: int('API_KEY_CACHE_TTL_MS', 1_000),
     apiLastUsedFlushMs: int('API_LAST_USED_FLUSH_MS', 5_000),

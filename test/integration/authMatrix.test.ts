@@ -76,6 +76,7 @@ describe('auth matrix: every route × every kind of credential', () => {
   const send = (request: ReturnType<typeof toRequest>, credential: Credential): Promise<TestResponse> =>
     h.request(request.method, request.path, {
       body: request.body,
+      rawBody: request.rawBody,
       headers: { ...request.headers, ...(credential.authorization === undefined ? {} : { authorization: credential.authorization }) },
     });
 

@@ -41,6 +41,8 @@ export interface RequestSpec {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
+  /** A body sent as written (an upload's CSV), instead of `body` as JSON. */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -88,6 +90,10 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   pauseCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
   resumeCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
   cancelCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
+  uploadCampaignContactList: (r) => ({
+    rawBody: `phone_number,first_name\r\n${r.newPhone()},Ada\r\n`,
+    headers: { 'content-type': 'text/csv' },
+  }),
   placeCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone() } }),
   listCalls: (r) => ({ query: { line_id: r.lineId } }),
   getCall: (r) => ({ params: { id: r.endedCallId } }),
@@ -156,6 +162,7 @@ export function needsFixture(route: RouteDef): boolean {
   return (
     /\{/.test(route.path) ||
     route.doc.requestBody?.required === true ||
+    route.upload !== undefined ||
     (route.doc.parameters ?? []).some((p) => p.in === 'query' && p.required)
   );
 }
@@ -234,14 +241,20 @@ export function toRequest(
   route: RouteDef,
   path: string,
   spec: RequestSpec,
-): { method: string; path: string; body?: unknown; headers: Record<string, string> } {
+): { method: string; path: string; body?: unknown; rawBody?: string; headers: Record<string, string> } {
   const filled = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
     const value = spec.params?.[name];
     if (value === undefined) throw new Error(`the fixture of ${route.operationId} does not fill {${name}}`);
     return encodeURIComponent(value);
   });
   const query = spec.query ? `?${new URLSearchParams(spec.query).toString()}` : '';
-  return { method: route.method.toUpperCase(), path: `${filled}${query}`, body: spec.body, headers: spec.headers ?? {} };
+  return {
+    method: route.method.toUpperCase(),
+    path: `${filled}${query}`,
+    body: spec.body,
+    ...(spec.rawBody !== undefined ? { rawBody: spec.rawBody } : {}),
+    headers: spec.headers ?? {},
+  };
 }
 
 /** A key as the auth rules see it. */

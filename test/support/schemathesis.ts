@@ -306,6 +306,23 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'state; and the pace the workspace’s other running campaigns leave of its 600 calls a minute.',
   },
   {
+    operations: ['POST /api/v1/campaigns'],
+    status: 422,
+    code: 'validation_error',
+    field: 'contact_list_id',
+    message: '^No contact list with this id',
+    reason: 'A contact list uploaded by this workspace and environment (POST /api/v1/campaigns/contact-lists) that has not expired.',
+  },
+  {
+    operations: ['POST /api/v1/campaigns/contact-lists'],
+    status: 422,
+    code: 'validation_error',
+    field: 'body|columns(\\.\\d+)?|rows(\\.\\d+(\\..+)?)?',
+    reason:
+      'The CSV’s own rules, beyond a JSON Schema of a string: a header naming phone_number and variables, rows with as many fields as ' +
+      'the header, cells within their lengths, RFC 4180 quoting and UTF-8 (its description says them; the refusal names the row and column).',
+  },
+  {
     operations: ['POST /api-tokens'],
     status: 422,
     code: 'validation_error',

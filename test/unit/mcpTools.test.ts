@@ -106,7 +106,7 @@ describe('MCP tools', () => {
       for (const [argument, schema] of Object.entries(inputSchema.properties)) {
         const description = (schema as { description?: string }).description;
         expect([`${name}.${argument}`, typeof description]).toEqual([`${name}.${argument}`, 'string']);
-        if (argument === 'id' || argument.endsWith('_id')) expect(description).toMatch(/^The (call|line|campaign)’?'?s id/);
+        if (argument === 'id' || argument.endsWith('_id')) expect(description).toMatch(/^The (call|line|campaign|contact list)’?'?s id/);
         // Words for a model: no HTTP statuses, paths or error codes to decode.
         expect([`${name}.${argument}`, /\b[45]\d\d `|with [45]\d\d\b|\/api\//.test(description!)]).toEqual([`${name}.${argument}`, false]);
       }
@@ -139,7 +139,8 @@ describe('MCP tools', () => {
     expect(tool('cancel_campaign').annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
     expect(tool('pause_campaign').annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
     expect(tool('create_campaign').annotations).toMatchObject({ openWorldHint: true, idempotentHint: false });
-    expect(tool('create_campaign').inputSchema.required).toEqual(['line_ids', 'contacts']);
+    // The contacts are `contacts` or an uploaded list's `contact_list_id`, exactly one: the API names the one missing.
+    expect(tool('create_campaign').inputSchema.required).toEqual(['line_ids']);
   });
 
   it('declares as output schema the operation’s 2xx body schema, which its documented example satisfies', () => {

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import type { campaignWorkflow } from '../../../workflows/campaigns';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import { toE164 } from '../../platform/phone';
 import { startOrCompensate } from '../../platform/temporal/starts';
 import { restrictedLineIds } from '../keys/grants';
 import { knownLineIds } from '../lines/store';
 import type { OutboundActor } from '../outbound/preflight';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import {
+  CONTACT_LIST_TTL_DAYS,
   DEFAULT_CALLS_PER_MINUTE,
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_RETRY_BACKOFF_SECONDS,
@@ -15,21 +15,21 @@ import {
   settingsProblems,
   type AnsweringMachineAction,
   type SettingsProblem,
-  type SkipReason,
 } from './rules';
+import { copyListContacts, findLiveContactList } from './contactListStore';
+import { prepareContacts, type NewCampaignContact } from './contacts';
 import { insertCampaign, insertContacts, paceInUse, type CampaignRow, type NewContact } from './store';
 
-export interface NewCampaignContact {
-  toNumber: string;
-  variables?: Record<string, string>;
-  metadata?: Record<string, string>;
-}
-
-/** What the customer asks for (`POST /campaigns`, JSON or CSV): the schema has checked each field's own form. */
+/**
+ * What the customer asks for (`POST /campaigns`): the schema has checked each field's own form. The contacts are
+ * given in the request, or as an uploaded list's id (`POST /campaigns/contact-lists`, a CSV): exactly one of them.
+ */
 export interface CreateCampaignRequest {
   name?: string;
   lineIds: string[];
-  contacts: NewCampaignContact[];
+  contacts?: NewCampaignContact[];
+  /** An uploaded list's id, instead of `contacts`. */
+  contactListId?: string;
   conversation?: { topic: string; beginMessage: string | null; maxDurationSec: number | null };
   machineDetection?: boolean;
   /** What the calls do when a machine answers (machine detection is then asked for): hang up, or leave `voicemailMessage`. */
@@ -49,22 +49,11 @@ export class CampaignRefusedError extends Error {
 }
 
 /**
- * Why a contact is skipped before any dial: a number that is not E.164, or one already earlier
- * in the list (nobody is called twice by one campaign). Its other refusals come at its dial.
- */
-function skippedAtCreation(toNumber: string, seen: Set<string>): SkipReason | null {
-  const e164 = toE164(toNumber);
-  if (!e164) return 'invalid_number';
-  if (seen.has(e164)) return 'duplicate_number';
-  seen.add(e164);
-  return null;
-}
-
-/**
  * Creates a campaign and starts its workflow (`campaign:<id>`). Refused (nothing recorded) when a
  * pool line is unknown to the tenant or outside the key's lines (422 `line_ids.<n>`), or its
- * settings exceed their limits (rules.ts `settingsProblems`). The contacts are recorded in list
- * order; invalid and repeated numbers are recorded as skipped at once.
+ * settings exceed their limits (rules.ts `settingsProblems`), or the uploaded list named is not the
+ * tenant's or has expired (422 `contact_list_id`). The contacts are recorded in list order; invalid and
+ * repeated numbers are recorded as skipped at once.
  */
 export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundActor, request: CreateCampaignRequest): Promise<CampaignRow> {
   const allowed = restrictedLineIds(actor.key);
@@ -86,8 +75,16 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
   const campaign = await deps.db.transaction(async (trx) => {
     // One creation at a time per tenant, so that two campaigns cannot both take the pace the other leaves.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`campaigns:${actor.workspaceId}:${actor.environment}`]);
+    const listId = request.contactListId;
+    const uploaded = listId ? await findLiveContactList(trx, actor, listId, now) : undefined;
     const problems = [...lineProblems, ...settingsProblems(settings, await paceInUse(trx, actor))];
+    if (listId && !uploaded)
+      problems.push({
+        field: 'contact_list_id',
+        message: `No contact list with this id (an uploaded list can be used for ${CONTACT_LIST_TTL_DAYS} days)`,
+      });
     if (problems.length > 0) throw new CampaignRefusedError(problems);
+    const listed = listId ? [] : prepareContacts(request.contacts ?? []);
     const row = await insertCampaign(trx, {
       id,
       workspace_id: actor.workspaceId,
@@ -110,31 +107,31 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
       retry_backoff_sec: request.retry?.backoffSec ?? DEFAULT_RETRY_BACKOFF_SECONDS,
       retry_on: request.retry?.on ?? [...RETRYABLE_OUTCOMES],
       start_at: startAt,
-      contact_count: request.contacts.length,
+      contact_count: uploaded ? uploaded.row_count : listed.length,
       created_at: now,
       updated_at: now,
       ended_at: null,
       transitions: 0,
       paused_need_cents: null,
     });
-    const seen = new Set<string>();
-    const contacts: NewContact[] = request.contacts.map((contact, index) => {
-      const skip = skippedAtCreation(contact.toNumber, seen);
-      return {
-        id: crypto.randomUUID(),
-        campaign_id: id,
-        row_number: index + 1,
-        to_number: toE164(contact.toNumber) ?? contact.toNumber,
-        variables: contact.variables && Object.keys(contact.variables).length > 0 ? contact.variables : null,
-        metadata: contact.metadata && Object.keys(contact.metadata).length > 0 ? contact.metadata : null,
-        status: skip ? 'done' : 'pending',
-        outcome: skip ? 'skipped' : null,
-        skip_reason: skip,
-        // Every contact is due from the start, in list order.
-        next_attempt_at: skip ? null : startAt,
-        updated_at: now,
-      };
-    });
+    if (uploaded) {
+      await copyListContacts(trx, uploaded.id, id, startAt, now);
+      return row;
+    }
+    const contacts: NewContact[] = listed.map((contact) => ({
+      id: crypto.randomUUID(),
+      campaign_id: id,
+      row_number: contact.row,
+      to_number: contact.toNumber,
+      variables: contact.variables,
+      metadata: contact.metadata,
+      status: contact.skip ? 'done' : 'pending',
+      outcome: contact.skip ? 'skipped' : null,
+      skip_reason: contact.skip,
+      // Every contact is due from the start, in list order.
+      next_attempt_at: contact.skip ? null : startAt,
+      updated_at: now,
+    }));
     await insertContacts(trx, contacts);
     return row;
   });
@@ -153,6 +150,6 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
       return true;
     },
   );
-  deps.log.info({ campaign_id: id, contacts: request.contacts.length }, 'campaign created');
+  deps.log.info({ campaign_id: id, contacts: campaign.contact_count }, 'campaign created');
   return campaign;
 }

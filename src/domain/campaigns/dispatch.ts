@@ -118,7 +118,7 @@ export async function dialCampaign(
     step.attempts.map((attempt, index) =>
       deps
         .temporal()
-        .workflow// By name: the workflow's module imports the activities that call this (a cycle); its input is the definitions'.
+        .workflow // By name: the workflow's module imports the activities that call this (a cycle); its input is the definitions'.
         .start('campaignAttemptWorkflow', {
           taskQueue: deps.config.taskQueue,
           workflowId: workflowIds.campaignAttempt(attempt.contactId, token),

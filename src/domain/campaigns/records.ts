@@ -1,4 +1,5 @@
 import { CONTACT_OUTCOMES, CONTACT_STATUSES, type ContactOutcome, type ContactStatus } from './rules';
+import type { ContactListRow } from './contactListStore';
 import type { CampaignRow, ContactRow } from './store';
 
 /** A campaign and its contacts on the wire (`{campaign}`, `{results}`): one shape for the API and the CSV export. */
@@ -56,5 +57,15 @@ export function toContactResult(row: ContactRow, callIds: readonly string[]) {
     variables: row.variables ?? {},
     metadata: row.metadata ?? {},
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function toContactListRecord(row: ContactListRow) {
+  return {
+    id: row.id,
+    rows: row.row_count,
+    columns: row.columns,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at.toISOString(),
   };
 }

@@ -76,6 +76,10 @@ export const SKIP_REASONS = [
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export const MAX_CONTACTS = 100_000;
+/** A contact's number as given (JSON `to_number`, a CSV's `phone_number`): a longer one is refused, a shorter one that is no number is skipped. */
+export const MAX_TO_NUMBER_LENGTH = 64;
+/** How long an uploaded contact list may be named by a campaign's creation; then it is purged (campaigns made from it keep their contacts). */
+export const CONTACT_LIST_TTL_DAYS = 7;
 export const MAX_POOL_LINES = 50;
 export const MAX_ATTEMPTS = 10;
 export const MAX_RETRY_BACKOFF_SECONDS = 7 * 24 * 3600;

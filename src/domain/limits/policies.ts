@@ -38,6 +38,8 @@ export const RATE_LIMITS = {
   /** Campaigns (issue 31; docs/decisions/campaigns.md): each creation records up to 100,000 contacts; control is pause, resume, cancel. */
   'campaigns.create': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
   'campaigns.control': { limit: 120, windowSeconds: HOUR, partition: 'workspace_env' },
+  /** Contact lists uploaded as CSV (up to 100,000 rows each): as many as creations, each upload being a campaign to be. */
+  'campaigns.contact_lists': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
   /**
    * Read endpoints named by the spec: conversations, settings, usage (and billing reads), and by
    * the same measure every list or aggregate that scans a workspace's history: lines, calls,

@@ -44,6 +44,7 @@ import * as m0047 from './0047_ringing_and_mcp_use';
 import * as m0048 from './0048_calling_window';
 import * as m0049 from './0049_campaigns';
 import * as m0050 from './0050_campaign_answering_machines';
+import * as m0051 from './0051_campaign_contact_lists';
 import * as m0052 from './0052_campaign_events';
 
 /**
@@ -96,6 +97,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0048_calling_window': m0048,
   '0049_campaigns': m0049,
   '0050_campaign_answering_machines': m0050,
+  '0051_campaign_contact_lists': m0051,
   '0052_campaign_events': m0052,
 };
 
