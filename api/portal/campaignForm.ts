@@ -1,12 +1,14 @@
 import type { ErrorDetail } from '../errors';
 import type { CreateBody } from '../routes/campaigns';
+import { PHONE_COLUMN, readContactListCsv } from '../../src/domain/campaigns/contactListCsv';
 import { RETRYABLE_OUTCOMES } from '../../src/domain/campaigns/rules';
 
 /**
  * The portal's create-campaign form as the body of POST /api/v1/campaigns, so that the API's schema and use case judge
  * it as they judge the API's (docs/decisions/campaigns.md, "Campaigns in the portal and MCP"). A field left blank is
  * left out (the API's default applies); a number typed as something else is passed on as typed, for the schema to
- * name. Only the contacts are read here: a JSON list as the API takes it, or one number a line.
+ * name. Only the contacts are read here: a JSON list as the API takes it, a CSV with its header (read as an uploaded
+ * contact list is, `readContactListCsv`: the same header rules and row problems), or one number a line.
  */
 
 const WHOLE_NUMBER = /^-?[0-9]+$/;
@@ -17,23 +19,43 @@ function integerOrTyped(value: string): number | string {
   return WHOLE_NUMBER.test(value) ? Number(value) : value;
 }
 
-/** The pasted contacts: a JSON list (`[{"to_number": …, "variables": {…}}]`) or one number a line (blank lines skipped). */
-function contactsOf(text: string): { contacts?: unknown; problem?: ErrorDetail } {
+/**
+ * The pasted contacts: a JSON list (`[{"to_number": …, "variables": {…}}]`), a CSV whose header names `phone_number`
+ * (its other columns variables and `metadata.<key>`, as `POST /api/v1/campaigns/contact-lists` reads them), or one
+ * number a line (blank lines skipped).
+ */
+async function contactsOf(text: string): Promise<{ contacts?: unknown; problems?: ErrorDetail[] }> {
   const trimmed = text.trim();
+  if (
+    trimmed
+      .split(/\r?\n/, 1)[0]!
+      .split(',')
+      .some((name) => name.trim() === PHONE_COLUMN)
+  ) {
+    const read = await readContactListCsv([trimmed]);
+    if (!read.ok) return { problems: read.problems.map(({ field, message }) => ({ field: `contacts.${field}`, message })) };
+    return {
+      contacts: read.list.contacts.map(({ toNumber, variables, metadata }) => ({
+        to_number: toNumber,
+        ...(variables ? { variables } : {}),
+        ...(metadata ? { metadata } : {}),
+      })),
+    };
+  }
   // JSON starts a list or an object (an object is then refused by the schema: the API takes a list).
   if (!trimmed.startsWith('[') && !trimmed.startsWith('{'))
     return { contacts: trimmed.split(/\r?\n/).flatMap((line) => (line.trim() ? [{ to_number: line.trim() }] : [])) };
   try {
     return { contacts: JSON.parse(trimmed) };
   } catch (err) {
-    return { problem: { field: 'contacts', message: `Not a JSON list: ${(err as Error).message}` } };
+    return { problems: [{ field: 'contacts', message: `Not a JSON list: ${(err as Error).message}` }] };
   }
 }
 
-export function campaignBodyOfForm(form: Record<string, string>): { body?: CreateBody; problems: ErrorDetail[] } {
+export async function campaignBodyOfForm(form: Record<string, string>): Promise<{ body?: CreateBody; problems: ErrorDetail[] }> {
   const typed = (name: string) => (form[name] ?? '').trim();
-  const { contacts, problem } = contactsOf(form.contacts ?? '');
-  if (problem) return { problems: [problem] };
+  const { contacts, problems } = await contactsOf(form.contacts ?? '');
+  if (problems) return { problems };
   const optional = (name: string, value: unknown = typed(name)) => (typed(name) ? { [name]: value } : {});
   const startAt = typed('start_at');
   const retryOn = RETRYABLE_OUTCOMES.filter((outcome) => form[`retry_on.${outcome}`]);

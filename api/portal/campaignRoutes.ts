@@ -145,7 +145,7 @@ export function campaignRoutes(router: Router<AppState>, deps: AppDeps): void {
       if (!roleAllows(operator, 'calls:create')) throw errors.forbidden('Your role cannot create campaigns');
       const idempotencyKey = form.idempotency_key?.trim() ?? '';
       if (!isUuid(idempotencyKey)) throw errors.validation([{ field: 'idempotency_key', message: 'Reload the page: the form is stale' }]);
-      const { body, problems } = campaignBodyOfForm(form);
+      const { body, problems } = await campaignBodyOfForm(form);
       const schemaProblems = problems.length > 0 ? problems : bodyProblems(CREATE_BODY_SCHEMA, body);
       if (schemaProblems.length > 0) throw errors.validation(schemaProblems);
       const limited = await spendPortalLimit(ctx, deps, operator, 'campaigns.create');

@@ -5,29 +5,29 @@ describe('the portal campaign form as the API body', () => {
   const LINE = '7a2c0f7e-2f1c-4a8e-9b1a-0f3f7d1f1e11';
   const allRetried = { 'retry_on.busy': 'on', 'retry_on.no_answer': 'on', 'retry_on.failed': 'on' };
 
-  it('leaves blank fields out (the API defaults apply) and reads one number a line, blank lines skipped', () => {
+  it('leaves blank fields out (the API defaults apply) and reads one number a line, blank lines skipped', async () => {
     expect(
-      campaignBodyOfForm({ [`line.${LINE}`]: 'on', contacts: ' +14155550100 \r\n\r\n+14155550101\n', name: ' ', ...allRetried }),
+      await campaignBodyOfForm({ [`line.${LINE}`]: 'on', contacts: ' +14155550100 \r\n\r\n+14155550101\n', name: ' ', ...allRetried }),
     ).toEqual({
       body: { line_ids: [LINE], contacts: [{ to_number: '+14155550100' }, { to_number: '+14155550101' }] },
       problems: [],
     });
   });
 
-  it('reads a JSON list as the API takes it, and says where JSON that does not parse goes wrong', () => {
+  it('reads a JSON list as the API takes it, and says where JSON that does not parse goes wrong', async () => {
     const contacts = [{ to_number: '+14155550100', variables: { name: 'Ada' }, metadata: { ref: 'c1' } }];
-    expect(campaignBodyOfForm({ [`line.${LINE}`]: 'on', contacts: JSON.stringify(contacts), ...allRetried }).body?.contacts).toEqual(
-      contacts,
-    );
+    expect(
+      (await campaignBodyOfForm({ [`line.${LINE}`]: 'on', contacts: JSON.stringify(contacts), ...allRetried })).body?.contacts,
+    ).toEqual(contacts);
     // An object is JSON too (the schema then refuses it: the API takes a list), never a number to call.
-    expect(campaignBodyOfForm({ contacts: '{"to_number": "+14155550100"}' }).body?.contacts).toEqual({ to_number: '+14155550100' });
-    expect(campaignBodyOfForm({ contacts: '[{"to_number": ' })).toEqual({
+    expect((await campaignBodyOfForm({ contacts: '{"to_number": "+14155550100"}' })).body?.contacts).toEqual({ to_number: '+14155550100' });
+    expect(await campaignBodyOfForm({ contacts: '[{"to_number": ' })).toEqual({
       problems: [{ field: 'contacts', message: expect.stringMatching(/^Not a JSON list: /) }],
     });
   });
 
-  it('reads the picker’s start as UTC, numbers as numbers (anything else as typed, for the schema to name), retries and the machine', () => {
-    const { body } = campaignBodyOfForm({
+  it('reads the picker’s start as UTC, numbers as numbers (anything else as typed, for the schema to name), retries and the machine', async () => {
+    const { body } = await campaignBodyOfForm({
       [`line.${LINE}`]: 'on',
       'line.other': '',
       contacts: '+14155550100',
@@ -52,11 +52,22 @@ describe('the portal campaign form as the API body', () => {
       machine_detection: 'detect',
       answering_machine: { action: 'voicemail', voicemail_message: 'Please call us back.' },
     });
-    expect(campaignBodyOfForm({ contacts: '+1', start_at: '2026-12-01T09:30:15' }).body?.start_at).toBe('2026-12-01T09:30:15Z');
+    expect((await campaignBodyOfForm({ contacts: '+1', start_at: '2026-12-01T09:30:15' })).body?.start_at).toBe('2026-12-01T09:30:15Z');
     // A message without its action is kept, for the schema to refuse (not dropped in silence).
-    expect(campaignBodyOfForm({ contacts: '+1', voicemail_message: 'Hi', ...allRetried }).body?.answering_machine).toEqual({
+    expect((await campaignBodyOfForm({ contacts: '+1', voicemail_message: 'Hi', ...allRetried })).body?.answering_machine).toEqual({
       action: '',
       voicemail_message: 'Hi',
     });
+  });
+
+  it('reads a pasted CSV with its header as an uploaded list is read: variables, metadata, and each problem named by row and column', async () => {
+    const csv = 'phone_number,name,metadata.ref\r\n+14155550100,Ada,c1\r\n"+14155550101","Grace, Rear Admiral",\r\n';
+    expect((await campaignBodyOfForm({ [`line.${LINE}`]: 'on', contacts: csv, ...allRetried })).body?.contacts).toEqual([
+      { to_number: '+14155550100', variables: { name: 'Ada' }, metadata: { ref: 'c1' } },
+      { to_number: '+14155550101', variables: { name: 'Grace, Rear Admiral' } },
+    ]);
+    const refused = await campaignBodyOfForm({ contacts: 'phone_number,name,name\n+14155550100,Ada,Ada\n' });
+    expect(refused.body).toBeUndefined();
+    expect(refused.problems).toEqual([{ field: 'contacts.columns.3', message: expect.stringContaining('names two columns') }]);
   });
 });

@@ -91,7 +91,7 @@ export function campaignName(campaign: CampaignRecord): string {
 
 /**
  * The create form: the fields of POST /api/v1/campaigns (api/portal/campaignRoutes.ts turns them into its body), the
- * contacts pasted as the API's JSON list or one number a line.
+ * contacts pasted as the API's JSON list, a CSV with its header, or one number a line.
  */
 function createForm(nav: PageNav, pool: readonly LineChoice[], createKey: string, form: Record<string, string>): Html {
   const typed = (name: string) => form[name] ?? '';
@@ -126,11 +126,14 @@ function createForm(nav: PageNav, pool: readonly LineChoice[], createKey: string
                   >`,
               )}
             </fieldset>
-            <label for="contacts">Contacts: one phone number a line (E.164), or the API's JSON list</label>
+            <label for="contacts">Contacts: one phone number a line (E.164), a CSV with its header, or the API's JSON list</label>
             <textarea id="contacts" name="contacts" rows="6" required aria-describedby="contacts-hint" class="mono">
 ${typed('contacts')}</textarea>
             <p id="contacts-hint" class="hint">
-              A JSON list gives each contact variables and metadata:
+              A CSV whose header names <code>phone_number</code> gives each contact variables (its other columns) and metadata (<code
+                >metadata.&lt;key&gt;</code
+              >
+              columns), as an uploaded contact list; so does a JSON list:
               <code>[{"to_number": "+14155550100", "variables": {"name": "Ada"}}]</code>. A number that is not one, or repeats, is skipped
               and reported.
             </p>
