@@ -32,7 +32,11 @@ async function contactsOf(text: string): Promise<{ contacts?: unknown; problems?
       .split(',')
       .some((name) => name.trim() === PHONE_COLUMN)
   ) {
-    const read = await readContactListCsv([trimmed]);
+    const read = await readContactListCsv(
+      (async function* () {
+        yield trimmed;
+      })(),
+    );
     if (!read.ok) return { problems: read.problems.map(({ field, message }) => ({ field: `contacts.${field}`, message })) };
     return {
       contacts: read.list.contacts.map(({ toNumber, variables, metadata }) => ({
