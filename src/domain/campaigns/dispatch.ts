@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { campaignAttemptWorkflow } from '../../../workflows/campaigns';
 import type { CampaignAttemptInput } from '../../../workflows/definitions/campaigns';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { holdRefusalNow } from '../billing/holds';
@@ -114,12 +115,11 @@ export async function dialCampaign(
 ): Promise<DialStep> {
   const step = await dispatchCampaign(deps, campaignId, token);
   if (step.kind !== 'dial') return step;
+  const client = deps.temporal();
   await Promise.all(
     step.attempts.map((attempt, index) =>
-      deps
-        .temporal()
-        .workflow // By name: the workflow's module imports the activities that call this (a cycle); its input is the definitions'.
-        .start('campaignAttemptWorkflow', {
+      client.workflow
+        .start<typeof campaignAttemptWorkflow>('campaignAttemptWorkflow', {
           taskQueue: deps.config.taskQueue,
           workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
           args: [{ campaignId, ...attempt } satisfies CampaignAttemptInput],
