@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type * as workflows from '../../workflows';
 import type { AutoChargeWorkflow } from '../../workflows/definitions/billing';
+import type { CampaignAttemptWorkflow } from '../../workflows/definitions/campaigns';
 import type { DeliverEventWorkflow } from '../../workflows/definitions/webhooks';
 
 /**
@@ -68,7 +69,8 @@ describe('workflow starts by name', () => {
     const held: [
       Implements<typeof workflows.deliverEventWorkflow, DeliverEventWorkflow>,
       Implements<typeof workflows.autoChargeWorkflow, AutoChargeWorkflow>,
-    ] = [true, true];
-    expect(held).toEqual([true, true]);
+      Implements<typeof workflows.campaignAttemptWorkflow, CampaignAttemptWorkflow>,
+    ] = [true, true, true];
+    expect(held).toEqual([true, true, true]);
   });
 });

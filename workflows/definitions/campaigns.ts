@@ -14,6 +14,9 @@ export interface CampaignAttemptInput {
   attempt: number;
 }
 
+/** The attempt workflow's signature, for starts by name outside workflow code (src/domain/campaigns/dispatch.ts). */
+export type CampaignAttemptWorkflow = (input: CampaignAttemptInput) => Promise<void>;
+
 /**
  * Look again: an attempt ended (a slot is free, a retry may be due), or the campaign was paused,
  * resumed or cancelled. Carries nothing: the campaign's rows say what changed.

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { campaignAttemptWorkflow } from '../../../workflows/campaigns';
-import type { CampaignAttemptInput } from '../../../workflows/definitions/campaigns';
+import type { CampaignAttemptInput, CampaignAttemptWorkflow } from '../../../workflows/definitions/campaigns';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { holdRefusalNow } from '../billing/holds';
 import type { Config } from '../../platform/config';
@@ -119,7 +118,7 @@ export async function dialCampaign(
   await Promise.all(
     step.attempts.map((attempt, index) =>
       client.workflow
-        .start<typeof campaignAttemptWorkflow>('campaignAttemptWorkflow', {
+        .start<CampaignAttemptWorkflow>('campaignAttemptWorkflow', {
           taskQueue: deps.config.taskQueue,
           workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
           args: [{ campaignId, ...attempt } satisfies CampaignAttemptInput],
