@@ -192,6 +192,10 @@ function pathNotFound(pathParams: PathParameter[], problems: ErrorObject[] | nul
   return notFound ? new ApiError(404, notFound.code, notFound.message) : errors.notFound();
 }
 
+/** A key as a field name: control characters written as JSON escapes, so the name reads on one line. */
+const readableKey = (key: string) =>
+  [...key].some((char) => char.charCodeAt(0) < 0x20 || char === '\u007f') ? JSON.stringify(key).slice(1, -1) : key;
+
 /**
  * Postgres text cannot hold U+0000, so a string carrying it would fail in the database (a 500):
  * it is refused here, on every query and body field, with the field named.
@@ -204,7 +208,12 @@ function refuseNulCharacters(value: unknown): void {
     } else if (Array.isArray(item)) {
       item.forEach((entry, index) => walk(entry, at ? `${at}.${index}` : String(index)));
     } else if (item && typeof item === 'object') {
-      for (const [key, entry] of Object.entries(item)) walk(entry, at ? `${at}.${key}` : key);
+      for (const [key, entry] of Object.entries(item)) {
+        const field = at ? `${at}.${readableKey(key)}` : readableKey(key);
+        // A key of a free-form object (a tool's `parameters`, `metadata`) is stored too.
+        if (key.includes('\u0000')) found.push({ field, message: 'Must not contain the NUL character (U+0000), in a key' });
+        walk(entry, field);
+      }
     }
   };
   walk(value, '');

@@ -142,4 +142,31 @@ describe('OpenAPI document and request validation', () => {
     expect(audit.status).toBe(422);
     expect(audit.body.error.details).toEqual([{ field: 'event_type', message: 'Must not contain the NUL character (U+0000)' }]);
   });
+
+  it("422 for a NUL character in a key of a free-form object (a tool's parameters, metadata), named on one line", async () => {
+    const tool = {
+      type: 'function',
+      name: 'lookup',
+      description: 'Looks an order up',
+      url: 'https://tools.example.com/lookup',
+      parameters: { type: 'object', properties: { 'order\u0000id': { type: 'string' } }, 'x\nnote': { 'a\u0000': 1 } },
+    };
+    const line = await create({ ...webhookLine(), mode: 'hosted', system_prompt: 'ok', webhook_url: undefined, tools: [tool] });
+    expect(line.status).toBe(422);
+    expect(line.body.error.details).toEqual([
+      { field: 'tools.0.parameters.properties.order\\u0000id', message: 'Must not contain the NUL character (U+0000), in a key' },
+      { field: 'tools.0.parameters.x\\nnote.a\\u0000', message: 'Must not contain the NUL character (U+0000), in a key' },
+    ]);
+    const call = await h.request('POST', '/api/v1/calls', {
+      key: tenant.keys.test,
+      body: { line_id: crypto.randomUUID(), to_number: '+14155550100', metadata: { 'ref\u0000': 'x' } },
+    });
+    expect(call.status).toBe(422);
+    // The document states it for metadata (its keys' pattern), so the schema names the field before the NUL check.
+    expect(call.body.error.code).toBe('validation_error');
+    expect(call.body.error.details.map((detail: { field: string }) => detail.field)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^metadata/)]),
+    );
+    expect(call.body.error.details.every((detail: { field: string }) => detail.field.startsWith('metadata'))).toBe(true);
+  });
 });

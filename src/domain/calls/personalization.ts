@@ -19,8 +19,8 @@ export const MAX_VARIABLE_VALUE_LENGTH = 1_000;
 export const MAX_METADATA_KEYS = 50;
 export const MAX_METADATA_KEY_LENGTH = 40;
 export const MAX_METADATA_VALUE_LENGTH = 500;
-/** Stripe's rule: keys hold no square brackets (they would read as nested form fields). */
-export const METADATA_KEY_PATTERN = '^[^\\[\\]]+$';
+/** Stripe's rule: keys hold no square brackets (they would read as nested form fields); nor U+0000, which Postgres cannot store. */
+export const METADATA_KEY_PATTERN = '^[^\\[\\]\\u0000]+$';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s*\}\}/g;
 
