@@ -17,6 +17,7 @@ import type { ReceivedRequest } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until, untilWorkflowSettled } from '../support/waits';
+import { campaignCalls as campaignCallsOf } from '../support/campaigns';
 
 /** Numbers of this file's own (the simulator's outcomes are set per destination): +1415556 and four random digits. */
 const freshNumbers = (count: number): string[] => {
@@ -63,17 +64,7 @@ describe('campaign events', () => {
   const eventsOf = (campaignId: string): ReceivedRequest[] =>
     ctx.receiver.requests.filter((r) => String(r.body.event).startsWith('campaign.') && r.body.campaign_id === campaignId);
 
-  const campaignCalls = (campaignId: string) =>
-    h
-      .db('calls')
-      .whereIn('id', h.db('campaign_attempts').where({ campaign_id: campaignId }).select('call_id'))
-      .select<Array<{ id: string; to_number: string; status: string; answered_by: string | null; end_cause: string | null }>>(
-        'id',
-        'to_number',
-        'status',
-        'answered_by',
-        'end_cause',
-      );
+  const campaignCalls = (campaignId: string) => campaignCallsOf(h.db, campaignId);
 
   /** As the callees: hangs up each answered call of the campaign (machines listen on) until `done`. */
   async function playCallees(campaignId: string, done: () => Promise<boolean>, machines: string[] = []) {

@@ -4,6 +4,7 @@ import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
+import { campaignCalls as campaignCallsOf } from '../support/campaigns';
 
 interface CampaignRecord {
   id: string;
@@ -51,18 +52,7 @@ describe('campaigns', () => {
   const post = (body: unknown, key = tenant.keys.test) => h.request('POST', '/api/v1/campaigns', { key, body });
   const get = (path: string, key = tenant.keys.test) => h.request('GET', path, { key });
 
-  /** The campaign's calls, as the database has them (the test's own reads stay off the API's read limit). */
-  const campaignCalls = (campaignId: string) =>
-    h
-      .db('calls')
-      .whereIn('id', h.db('campaign_attempts').where({ campaign_id: campaignId }).select('call_id'))
-      .select<Array<{ id: string; to_number: string; status: string; answered_by: string | null; end_cause: string | null }>>(
-        'id',
-        'to_number',
-        'status',
-        'answered_by',
-        'end_cause',
-      );
+  const campaignCalls = (campaignId: string) => campaignCallsOf(h.db, campaignId);
 
   /**
    * Plays the callees until the campaign ends: hangs up each answered call (answering machines listen
