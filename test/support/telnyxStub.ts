@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
@@ -227,6 +230,22 @@ const FOR_SALE: Readonly<Record<string, Readonly<Record<string, (ndc: string | n
   },
 };
 
+/**
+ * The numbers every Telnyx stub on this database has offered, in a file per database: the test files a jest worker
+ * runs share its database, and a number one file's line still holds, offered again by another file's stub, would
+ * fail that line's provisioning (`lines_phone_number_in_use`, a non-retryable failure) as a number handed out twice.
+ */
+function offeredOnThisDatabase(): { has(phoneNumber: string): boolean; add(phoneNumber: string): void } {
+  const database = process.env.DATABASE_URL;
+  if (!database) return { has: () => false, add: () => undefined };
+  const file = path.join(
+    os.tmpdir(),
+    `switchboard-telnyx-stub-numbers-${crypto.createHash('sha256').update(database).digest('hex').slice(0, 16)}`,
+  );
+  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n') : []);
+  return { has: (phoneNumber) => read().includes(phoneNumber), add: (phoneNumber) => fs.appendFileSync(file, `${phoneNumber}\n`) };
+}
+
 function rawPublicKey(key: crypto.KeyObject): string {
   // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
@@ -245,6 +264,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
   const campaigns: TelnyxStub['campaigns'] = new Map();
   /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
   const offered = new Set<string>();
+  const offeredElsewhere = offeredOnThisDatabase();
   const toOffer: string[] = [];
   /** A number for sale as searched (`offerNumbers`' first), or none: see FOR_SALE. */
   const offerNumber = (search: { country: string; type: string; ndc: string | null }): string | undefined => {
@@ -254,7 +274,10 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     if (!prefix) return undefined;
     for (;;) {
       const candidate = `${prefix}${1000 + crypto.randomInt(1000)}`;
-      if (!offered.has(candidate) && !numbers.some((n) => n.phone_number === candidate)) return offered.add(candidate) && candidate;
+      if (offered.has(candidate) || numbers.some((n) => n.phone_number === candidate) || offeredElsewhere.has(candidate)) continue;
+      offered.add(candidate);
+      offeredElsewhere.add(candidate);
+      return candidate;
     }
   };
   const requests: TelnyxStub['requests'] = [];
