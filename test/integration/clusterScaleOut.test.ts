@@ -13,6 +13,7 @@ import { freePort } from '../../src/platform/net/freePort';
 import { TEMPORAL_SERVER_PORT_COUNT } from '../../dev/infra/temporalServer';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { createTenant, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
+import { retrying as retryingAnswer } from '../support/chaos';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
 import { calleeOpenAt } from '../support/callingHours';
@@ -102,24 +103,8 @@ describe('the cluster topology', () => {
     return { status: response.status, headers: response.headers, body: parsed, text } as TestResponse;
   }
 
-  /**
-   * Retries while a process is down: refused connections, 5xx, and `idempotency_in_progress` (a request the killed API
-   * was running holds its key until its lease lapses, IDEMPOTENCY_LEASE_MS), for up to 120 s.
-   */
-  async function retrying(attempt: () => Promise<TestResponse>): Promise<TestResponse> {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        const res = await attempt();
-        const transient = res.status >= 500 || res.body?.error?.code === 'idempotency_in_progress';
-        if (!transient || Date.now() > deadline) return res;
-      } catch (err) {
-        // Node's fetch rejects with its own realm's TypeError (not jest's), so match on the name.
-        if (Date.now() > deadline || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200)); // pacing: the retry interval while the API restarts
-    }
-  }
+  /** Retries while a process is down, for up to 120 s (a cluster's API restarts behind HAProxy). */
+  const retrying = (attempt: () => Promise<TestResponse>) => retryingAnswer(attempt, 120_000);
 
   async function tenantWithoutAutoCharge(): Promise<Tenant> {
     const tenant = await createTenant(db);

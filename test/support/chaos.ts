@@ -1,5 +1,6 @@
 import { createTenant, eventually, type Harness, type Tenant, type TestResponse } from './harness';
 import type { Receiver } from './receiver';
+import { until } from './waits';
 
 /**
  * What the chaos suites (callDurability, rollingRestart) start from and what they check once the
@@ -51,20 +52,31 @@ export async function untilEveryCallEnded(receiver: Receiver, callIds: string[],
 }
 
 /**
- * A client that retries while the API restarts: network failures, 5xx and
- * `idempotency_in_progress` (POSTs carry an Idempotency-Key), for up to 30 s.
+ * A client that retries while the API restarts: network failures, 5xx and `idempotency_in_progress` (a request the
+ * killed API was running holds its key until its lease lapses), for up to `timeoutMs`, polled by the suite's one
+ * polling loop (`until`). Past it, the last answer is returned (for the test's own expectation to name) or the last
+ * network failure thrown.
  */
-export async function retrying(send: () => Promise<TestResponse>): Promise<TestResponse> {
-  for (let attempt = 1; ; attempt += 1) {
+export async function retrying(send: () => Promise<TestResponse>, timeoutMs = 30_000): Promise<TestResponse> {
+  let last: { res: TestResponse } | { err: unknown } | undefined;
+  const answered = async () => {
     try {
       const res = await send();
-      const transient = res.status >= 500 || res.body?.error?.code === 'idempotency_in_progress';
-      if (!transient || attempt >= 300) return res;
+      last = { res };
+      return res.status < 500 && res.body?.error?.code !== 'idempotency_in_progress';
     } catch (err) {
       // Node's fetch rejects with its own realm's TypeError, which is not the TypeError of
       // jest's sandbox, so match on the name rather than with instanceof.
-      if (attempt >= 300 || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
+      if ((err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
+      last = { err };
+      return false;
     }
-    await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: the retry interval while the API restarts
+  };
+  try {
+    await until(answered, 'the API to answer', { timeoutMs, intervalMs: 100 });
+  } catch (timedOut) {
+    if (last && 'err' in last) throw last.err;
+    if (!last) throw timedOut;
   }
+  return (last as { res: TestResponse }).res;
 }

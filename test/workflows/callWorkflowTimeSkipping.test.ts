@@ -353,7 +353,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       await until(() => call.answeredAt !== undefined, 'the answer');
       await tell(call, { type: 'call.machine_detection', at: await carrierNow(call), answered_by: 'machine' });
       await until(() => call.published.includes('call_started'), 'the call started');
-      // 20 s of greeting (server time): nothing is said over it.
+      // waits out 20 s of greeting (server time): nothing is said over it.
       await env.sleep(20_000);
       expect(call.commands).toEqual(['placeCall']);
       await tell(call, { type: 'call.greeting_ended', at: await carrierNow(call) });
@@ -369,10 +369,10 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       await until(() => call.answeredAt !== undefined, 'the answer');
       await tell(call, { type: 'call.machine_detection', at: await carrierNow(call), answered_by: 'machine' });
       await until(() => call.published.includes('call_started'), 'the call started');
-      // Within the 30 s bound (server time) the workflow still waits for the beep.
+      // waits out 25 s of the 30 s bound (server time): the workflow still waits for the beep, nothing is said.
       await env.sleep(25_000);
       expect(call.commands).toEqual(['placeCall']);
-      await env.sleep(10_000);
+      await env.sleep(10_000); // pacing: server time past the 30 s bound, the message's deadline under test
       await until(() => call.commands.includes('speak'), 'the message past the bound');
       await playedToItsEnd(call);
       expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'answering_machine' });
@@ -381,10 +381,10 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     it('a detection never reported is `unknown` after 35 s: the call goes on as the line decides, no message', async () => {
       const { call, handle } = await voicemailCall();
       await until(() => call.answeredAt !== undefined, 'the answer');
-      // Within the bound (server time) the call has not started: who answered is still awaited.
+      // waits out 30 s of the 35 s bound (server time): the call has not started, who answered is still awaited.
       await env.sleep(30_000);
       expect(call.published).toEqual(['call_outgoing']);
-      await env.sleep(10_000);
+      await env.sleep(10_000); // pacing: server time past the 35 s bound, the verdict's deadline under test
       await until(() => call.published.includes('call_started'), 'the call started without a verdict');
       await tell(call, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
       expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'caller_hangup' });
