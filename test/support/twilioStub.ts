@@ -19,12 +19,15 @@ import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubS
  * (./twilioStubSockets.ts).
  *
  * Answering-machine detection (`MachineDetection=Enable`): Twilio fetches the call's Url once
- * detection ended, with `AnsweredBy`. Asynchronous detection (`AsyncAmd=true`, Calls create in twilio/twilio-oai
- * `spec/json/twilio_api_v2010.json`; Twilio's "Answering Machine Detection" guide): the Url is fetched at the answer,
- * without `AnsweredBy`, and the verdict is POSTed later to `AsyncAmdStatusCallback` (`amdStatus`: CallSid,
- * AccountSid, AnsweredBy, MachineDetectionDuration); under `DetectMessageEnd` a machine's verdict is one of
- * `machine_end_beep`, `machine_end_silence`, `machine_end_other`, sent once its greeting ended. Like every webhook,
- * Twilio may send it again. A `<Dial><Number>` (a transfer) dials a child leg: its
+ * detection ended, with `AnsweredBy`. Asynchronous detection: the create parameters `AsyncAmd`,
+ * `AsyncAmdStatusCallback` and `AsyncAmdStatusCallbackMethod` are the Calls create operation's in twilio/twilio-oai
+ * `spec/json/twilio_api_v2010.json` (test/fixtures/twilio-oai/twilio_api_v2010.slice.json); the callback's body is
+ * Twilio's published one (https://www.twilio.com/docs/voice/answering-machine-detection, "Webhook parameters":
+ * CallSid, AccountSid, AnsweredBy, MachineDetectionDuration in milliseconds), which twilio-oai does not describe.
+ * The Url is fetched at the answer, without `AnsweredBy`, and the verdict is POSTed later (`amdStatus`); under
+ * `DetectMessageEnd` a machine's verdict is one of `machine_end_beep`, `machine_end_silence`, `machine_end_other`
+ * (the same page, "MachineDetection"), sent once its greeting ended. Like every Twilio webhook it may come again
+ * (https://www.twilio.com/docs/usage/webhooks/webhooks-connection-overrides: retries on a failed delivery). A `<Dial><Number>` (a transfer) dials a child leg: its
  * answer is reported to the Number's `statusCallback` (`statusCallbackEvent="answered"`, the
  * child's `CallSid` with `ParentCallSid`), and the Dial's `action` is requested when the dial ends
  * (`DialCallStatus`), its TwiML then run by the parent call.
