@@ -51,21 +51,16 @@
  * loops.ts (closed and paced loops, CPU per turn), processes.ts (BENCH_API/BENCH_WORKER=process).
  */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
-import { generateSecretsKey } from '../src/platform/crypto/secretBox';
-import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { freePort } from '../src/platform/net/freePort';
-import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
 import { stopProcess } from '../dev/infra/proc';
-import { startEphemeralStack } from '../dev/infra/stack';
 import { startHarness } from '../test/support/harness';
 import { sleep } from './support/async';
 import { cpuSeconds, listeningPid, portOf } from './support/cpu';
-import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench } from './support/run';
+import { startHarnessStack } from './support/harnessStack';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { fmt } from './support/table';
 import { capacityPhase, TARGET_P99_MS } from './calls/capacity';
 import { searchCapacity, type CapacitySearch } from './calls/capacitySearch';
@@ -101,28 +96,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups({ log });
 
   try {
-    const stack = await startEphemeralStack({ name: 'bench_calls', temporalServer: onTemporalServer() });
-    cleanups.push(() => stack.stop());
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-bundle-'));
-    cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-    const noop = () => undefined;
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
-    });
-    const bundlePath = path.join(dir, 'workflow-bundle.js');
-    fs.writeFileSync(bundlePath, code);
-    process.env.DATABASE_URL = stack.databaseUrl;
-    process.env.TEMPORAL_ADDRESS = stack.temporalAddress;
-    process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
-    process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
-    // Payloads encrypted as every deployment's are (a key of this run, unless set): the harness's client and worker need it.
-    process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
-    process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
-    // The bench's receiver listens on loopback, which customer URLs may not reach unless allowed (as `up` and the tests do).
-    process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
-
+    const { stack, dir, bundlePath } = await startHarnessStack('bench_calls', cleanups);
     log('stack up, workflow bundle built');
     const h = await startHarness();
     cleanups.push(() => h.close());

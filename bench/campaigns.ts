@@ -16,21 +16,15 @@
  * attempt and the call). Exits 1 on a lost or duplicate dial or a campaign that did not complete;
  * the pace target (≥ 0.95× the configured pace, or of the ceiling when that is lower) is reported.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
-import { generateSecretsKey } from '../src/platform/crypto/secretBox';
-import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
-import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
-import { startEphemeralStack } from '../dev/infra/stack';
 import { createTenant, startHarness } from '../test/support/harness';
 import { post } from '../src/domain/billing/ledger';
 import { waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, processCpuMs } from './support/cpu';
 import { startStubEndpoint } from './support/receivers';
-import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench } from './support/run';
+import { startHarnessStack } from './support/harnessStack';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { fmt, printTable } from './support/table';
 import { achievedPace, dialLog, dialOverhead, lostAndDuplicates } from './campaigns/dials';
 import { historySizes, temporalCeiling } from './campaigns/temporal';
@@ -62,25 +56,7 @@ async function main(): Promise<number> {
   const log = elapsedLog();
   const cleanups = createCleanups({ log });
   try {
-    const stack = await startEphemeralStack({ name: 'bench_campaigns', temporalServer: onTemporalServer() });
-    cleanups.push(() => stack.stop());
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-campaigns-'));
-    cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: new DefaultLogger('WARN'),
-    });
-    const bundlePath = path.join(dir, 'workflow-bundle.js');
-    fs.writeFileSync(bundlePath, code);
-    process.env.DATABASE_URL = stack.databaseUrl;
-    process.env.TEMPORAL_ADDRESS = stack.temporalAddress;
-    process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
-    process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
-    process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
-    process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
-    // The customer's endpoint listens on loopback, which customer URLs may not reach unless allowed (as `up` and the tests do).
-    process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
+    const { stack } = await startHarnessStack('bench_campaigns', cleanups);
     const h = await startHarness();
     cleanups.push(() => h.close());
     await h.startWorker();
