@@ -1,4 +1,5 @@
-import { startAttempt, settleAttempt, type AttemptRef, type AttemptStart } from '../src/domain/campaigns/attempt';
+import { settleAttempt, settleCampaignCall, startAttempt, type AttemptRef, type AttemptStart } from '../src/domain/campaigns/attempt';
+import { dialCampaignCalls, type CallsDialStep } from '../src/domain/campaigns/dial';
 import { dialCampaign, dispatchCampaign, type DialStep, type DispatchStep } from '../src/domain/campaigns/dispatch';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
@@ -39,6 +40,12 @@ export function createCampaignActivities({
     },
     async dialCampaign(campaignId: string, token: string): Promise<DialStep> {
       return dialCampaign({ ...publish, log, config }, campaignId, token);
+    },
+    async dialCampaignCalls(campaignId: string, token: string, notBeforeMs: number): Promise<CallsDialStep> {
+      return dialCampaignCalls(deps(), campaignId, token, notBeforeMs);
+    },
+    async settleCampaignCall(ref: AttemptRef): Promise<void> {
+      await settleCampaignCall(deps(), ref);
     },
     async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
       return startAttempt(deps(), ref);

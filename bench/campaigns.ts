@@ -9,12 +9,14 @@
  *   npm run bench:campaigns -- --contacts 1000 --pace 600      # a quick run (about 2 minutes)
  *
  * Prints the achieved pace against the configured one (dials the carrier saw, first to last), the
- * dial overhead that is Switchboard's (an attempt's placement start → the carrier), the workflow history sizes (dispatcher runs and their events; attempt and call
- * workflows), lost and duplicate dials (from the simulator's log: both must be 0), the CPU of this
- * process and the Temporal server, and the Temporal ceiling measured in the same run after the
- * campaign (one-activity workflows a second, bench:temporal's shape: a dial takes two workflows, the
- * attempt and the call). Exits 1 on a lost or duplicate dial or a campaign that did not complete;
- * the pace target (≥ 0.95× the configured pace, or of the ceiling when that is lower) is reported.
+ * dial overhead that is Switchboard's (the dial's planned instant → the carrier), the workflow history
+ * sizes (dispatcher runs and their events; call workflows, and attempt workflows of dispatchers from
+ * before `campaign-dials-calls`), lost and duplicate dials (from the simulator's log: both must be 0),
+ * the CPU of this process and the Temporal server, and the Temporal ceiling measured in the same run
+ * after the campaign: one-activity workflows a second (bench:temporal's shape), read as history events
+ * a second and divided by the events the campaign wrote a dial. Exits 1 on a lost or duplicate dial or
+ * a campaign that did not complete; the pace target (≥ 0.95× the configured pace, or of the ceiling
+ * when that is lower) is reported.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
@@ -27,11 +29,9 @@ import { startHarnessStack } from './support/harnessStack';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { fmt, printTable } from './support/table';
 import { achievedPace, dialLog, dialOverhead, lostAndDuplicates } from './campaigns/dials';
-import { historySizes, temporalCeiling } from './campaigns/temporal';
+import { callsDueAt, historySizes, temporalCeiling } from './campaigns/temporal';
 
 const POOL_LINES = 50;
-/** The two workflows every dial starts: the attempt and its call. */
-const WORKFLOWS_PER_DIAL = 2;
 
 function argument(name: string, env: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -137,11 +137,12 @@ async function main(): Promise<number> {
     const dials = dialLog(h.simulator.state, new Set(numbers));
     const achieved = achievedPace(dials);
     const { unfinished, lost, duplicates } = await lostAndDuplicates(h.db, campaignId, dials);
-    const overhead = await dialOverhead(h.db, campaignId, dials);
+    const overhead = dialOverhead(await callsDueAt(h.temporal, h.config.taskQueue), dials);
     const histories = await historySizes(h.temporal, h.config.taskQueue, campaignId);
+    const eventsPerDial = histories.totalEvents / dials.calls.length;
     log(`measuring the Temporal ceiling: ${ceilingWorkflows} one-activity workflows`);
-    const ceilingPerSecond = await temporalCeiling(h.temporal, stack.temporalAddress, h.config.temporalNamespace, ceilingWorkflows, 50);
-    const ceilingDialsPerMinute = (ceilingPerSecond * 60) / WORKFLOWS_PER_DIAL;
+    const ceiling = await temporalCeiling(h.temporal, stack.temporalAddress, h.config.temporalNamespace, ceilingWorkflows, 50);
+    const ceilingDialsPerMinute = (ceiling.eventsPerSecond * 60) / eventsPerDial;
     const target = 0.95 * Math.min(pace, ceilingDialsPerMinute);
 
     console.log('');
@@ -154,7 +155,7 @@ async function main(): Promise<number> {
         ['ratio achieved/configured', `${fmt(achieved / pace, 3)}x`],
         ['contacts unfinished when the bench stopped', String(unfinished)],
         ['lost dials / duplicate dials', `${lost} / ${duplicates}`],
-        ['placement start → carrier, p50/p99 ms', `${fmt(overhead.p50, 0)} / ${fmt(overhead.p99, 0)}`],
+        ['dial due → carrier, p50/p99 ms', `${fmt(overhead.p50, 0)} / ${fmt(overhead.p99, 0)}`],
         [
           'dispatcher runs / events per run (p50, max)',
           `${histories.dispatcherRuns} / ${histories.dispatcherEvents.p50}, ${histories.dispatcherEvents.max}`,
@@ -164,9 +165,17 @@ async function main(): Promise<number> {
           `${histories.attemptEvents.p50}, ${histories.attemptEvents.max} (${histories.attemptEvents.count})`,
         ],
         ['call workflow events (p50, max)', `${histories.callEvents.p50}, ${histories.callEvents.max} (${histories.callEvents.count})`],
+        ['history events a dial (all the campaign’s workflows)', fmt(eventsPerDial, 1)],
         ['CPU s: bench process (API+worker+simulator) / Temporal', `${fmt(cpu, 1)} / ${fmt(serverCpuMs / 1000, 1)}`],
-        ['Temporal ceiling: one-activity workflows/s', fmt(ceilingPerSecond, 1)],
-        ['ceiling in dials/min (2 workflows a dial)', fmt(ceilingDialsPerMinute, 0)],
+        [
+          'CPU s a dial: bench process / Temporal',
+          `${fmt(cpu / dials.calls.length, 3)} / ${fmt(serverCpuMs / 1000 / dials.calls.length, 3)}`,
+        ],
+        [
+          'Temporal ceiling: one-activity workflows/s × events each = events/s',
+          `${fmt(ceiling.workflowsPerSecond, 1)} × ${ceiling.eventsPerWorkflow} = ${fmt(ceiling.eventsPerSecond, 0)}`,
+        ],
+        ['ceiling in dials/min (events/s × 60 ÷ events a dial)', fmt(ceilingDialsPerMinute, 0)],
         ['target: achieved ≥ 0.95 × min(pace, ceiling)', `${fmt(target, 1)}: ${achieved >= target ? 'MET' : 'MISSED'}`],
       ],
     );

@@ -26,28 +26,44 @@ const localStore = proxyLocalActivities<CampaignActivities>(options.localStore);
 
 /** A dispatcher run continues as new past this many history events (Temporal suggests it well before its own limits). */
 const HISTORY_EVENTS_PER_RUN = 5_000;
+/** A step that dials runs this long before its first dial is due, so that the step's own work does not slow the pace. */
+const DIAL_STEP_LEAD_MS = 250;
 
 /**
  * A campaign, from its start time to its last contact (workflow id `campaign:<id>`). The campaign's
- * rows are the truth (src/domain/campaigns): each step asks them what to do and dials the contacts
- * it claimed, one attempt workflow each, at the campaign's pace (`dialCampaign`: their starts are
- * delayed by their place in the pace, so a step is one workflow task however many it dials), then
- * sleeps until the step's last dial plus a spacing; otherwise it sleeps on a durable timer until the
- * next retry is due or until woken (an attempt ended, or an operator paused, resumed or cancelled).
- * Attempts outlive a dispatcher run, so a long campaign continues as new with its history bounded
- * and nothing in flight lost.
+ * rows are the truth (src/domain/campaigns): each step asks them what to do, claims what it can dial
+ * within a couple of seconds at the campaign's pace, places those calls and starts each call's own
+ * workflow delayed by its place in the pace (`dialCampaignCalls`, one workflow task a step however many
+ * it dials), then sleeps until just before the next dial is due; otherwise it sleeps on a durable timer
+ * until the next retry is due or until woken (a call ended, or an operator paused, resumed or cancelled).
+ * Each call settles its attempt and wakes the campaign when it ends, and outlives a dispatcher run, so a
+ * long campaign continues as new with its history bounded and nothing in flight lost. Older runs keep
+ * their own way of dialling (one attempt workflow a contact; workflows/patches.ts).
  */
 export async function campaignWorkflow(input: CampaignInput): Promise<void> {
   let woken = false;
   setHandler(campaignWakeSignal, () => {
     woken = true;
   });
-  const dialsInBatches = patched(patches.campaignDialBatch);
+  const dialsCalls = patched(patches.campaignDialsCalls);
+  const dialsInBatches = dialsCalls || patched(patches.campaignDialBatch);
+  // When the next dial is due at the campaign's pace (epoch ms): each step's first dial comes no sooner.
+  let nextDialAt = 0;
   for (let step = 0; ; step += 1) {
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) return continueAsNew<typeof campaignWorkflow>(input);
     woken = false;
     const token = `${info.runId}:${step}`;
+    if (dialsCalls) {
+      const next = await localStore.dialCampaignCalls(input.campaignId, token, nextDialAt);
+      if (next.kind === 'ended') return;
+      if (next.kind === 'dialled') {
+        // The next step runs a little before its first dial is due, so that its own work does not slow the pace.
+        nextDialAt = next.nextDialAtMs;
+        await sleep(Math.max(1, nextDialAt - DIAL_STEP_LEAD_MS - Date.now()));
+      } else await waitToDispatch(next.untilMs, () => woken);
+      continue;
+    }
     if (dialsInBatches) {
       const next = await localStore.dialCampaign(input.campaignId, token);
       if (next.kind === 'ended') return;

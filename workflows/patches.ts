@@ -188,4 +188,30 @@ export const patches = {
    * Recorded with it: campaignWorkflow.dial-batch.
    */
   campaignDialBatch: 'campaign-dial-batch',
+
+  /**
+   * Issue 31 (durable at scale, a cheaper dial): a campaign's dispatcher places a step's claimed attempts itself and
+   * starts each call's workflow directly (`dialCampaignCalls`, src/domain/campaigns/dial.ts: the call recorded and held,
+   * calling hours judged at the instant it is dialled, the start delayed by its place in the pace); the call's workflow,
+   * started with `campaignAttempt` in its input, settles the attempt and wakes the campaign when it ends (patch
+   * `campaignCallSettles`). Before it, each attempt was a workflow of its own around the call (about 30 history events
+   * and two workflow tasks a dial). Dispatcher runs without the marker keep starting attempt workflows, which are unchanged.
+   *
+   * Remove: once no dispatcher run that started before it is open (see `campaignDialBatch`) and no attempt workflow is
+   * (`WorkflowType="campaignAttemptWorkflow" AND ExecutionStatus="Running"`), `deprecatePatch`, then delete
+   * `campaignAttemptWorkflow`, `dialCampaign` and the histories campaignWorkflow.dial-batch.json and
+   * campaignAttemptWorkflow.json.
+   * Recorded with it: campaignWorkflow.dials-calls.
+   */
+  campaignDialsCalls: 'campaign-dials-calls',
+
+  /**
+   * Issue 31: a call started with `campaignAttempt` (see `campaignDialsCalls`) settles its attempt and wakes its campaign
+   * in a local activity once it has ended, whatever ended it. Asked only by calls started with `campaignAttempt`, which
+   * did not exist before it: no recorded history takes the old branch.
+   *
+   * Remove: with `campaignDialsCalls`, once no call that started before it is open (calls last 15 minutes at most).
+   * Recorded with it: callWorkflow.v10-campaign-call.
+   */
+  campaignCallSettles: 'campaign-call-settles',
 } as const;

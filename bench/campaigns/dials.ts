@@ -67,16 +67,10 @@ export async function lostAndDuplicates(
 }
 
 /**
- * Switchboard's part of a dial, in ms: from the attempt's placement starting (its `campaign_attempts` row's time,
- * the worker's clock, as the simulator's in this process) to the carrier receiving the call.
+ * Switchboard's part of a dial, in ms: from the instant the dispatcher planned it (its call workflow's execution time,
+ * `dueAt`: the start delayed to its place in the pace; the server's clock, as the simulator's on this machine) to the
+ * carrier receiving the call.
  */
-export async function dialOverhead(db: Db, campaignId: string, log: DialLog) {
-  const placedAt = new Map(
-    (
-      await db('campaign_attempts')
-        .where({ campaign_id: campaignId })
-        .select<Array<{ call_id: string; created_at: Date }>>('call_id', 'created_at')
-    ).map((row) => [row.call_id, row.created_at.getTime()]),
-  );
-  return distribution(log.calls.flatMap((call) => (placedAt.has(call.callId) ? [call.createdAt - placedAt.get(call.callId)!] : [])));
+export function dialOverhead(dueAt: ReadonlyMap<string, number>, log: DialLog) {
+  return distribution(log.calls.flatMap((call) => (dueAt.has(call.callId) ? [call.createdAt - dueAt.get(call.callId)!] : [])));
 }

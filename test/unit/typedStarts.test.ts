@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type * as workflows from '../../workflows';
 import type { AutoChargeWorkflow } from '../../workflows/definitions/billing';
-import type { CampaignAttemptWorkflow } from '../../workflows/definitions/campaigns';
+import type { CampaignActivities } from '../../activities/campaigns';
+import type { CampaignAttemptWorkflow, CampaignCallActivities } from '../../workflows/definitions/campaigns';
 import type { DeliverEventWorkflow } from '../../workflows/definitions/webhooks';
 
 /**
@@ -72,5 +73,13 @@ describe('workflow starts by name', () => {
       Implements<typeof workflows.campaignAttemptWorkflow, CampaignAttemptWorkflow>,
     ] = [true, true, true];
     expect(held).toEqual([true, true, true]);
+  });
+
+  it("holds the activities that workflows proxy by a definitions' contract to that contract (checked by npm run typecheck)", () => {
+    // The call workflow proxies a campaign's settlement by workflows/definitions/campaigns.ts (importing the activities
+    // from workflow code would be a cycle): the activities must keep to it.
+    type Implements<A extends C, C> = A extends C ? true : never;
+    const held: [Implements<CampaignActivities, CampaignCallActivities>] = [true];
+    expect(held).toEqual([true]);
   });
 });

@@ -5,6 +5,7 @@ import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
 import type { ToolActivities } from '../../activities/tools';
 import * as options from '../activityOptions';
+import type { CampaignCallActivities } from '../definitions/campaigns';
 import { patches } from '../patches';
 
 /** The call workflow's activities, each with the timeouts and retries its kind of work needs (workflows/activityOptions.ts). */
@@ -38,3 +39,5 @@ export const audio = proxyActivities<AudioActivities>(options.audioRelay);
 export const keypad = proxyActivities<CallActivities>(options.keypad);
 /** The tools a hosted call's model calls: one attempt each (a lost one is an error result for the model). */
 export const tools = proxyActivities<ToolActivities>(options.toolCall);
+/** A campaign's call, once ended: its attempt settled and its campaign woken, in the call's last workflow task. */
+export const campaigns = proxyLocalActivities<CampaignCallActivities>(options.localStore);

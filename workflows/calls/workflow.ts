@@ -1,7 +1,8 @@
-import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, ContinueAsNew, continueAsNew, patched } from '@temporalio/workflow';
+import type { CampaignAttemptInput } from '../definitions/campaigns';
 import type { CallInput, CallResult } from '../definitions/calls';
 import { patches } from '../patches';
-import { publishCallEvent, records } from './activities';
+import { campaigns, publishCallEvent, records } from './activities';
 import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
@@ -21,7 +22,27 @@ import { actOnRelayEnd, startRelay, takeTurn } from './turns';
  */
 export async function callWorkflow(input: CallInput, continued?: CallContinuation): Promise<CallResult> {
   if (!continued && !patched(patches.callV2)) return legacyCallWorkflow(input);
+  if (input.campaignAttempt && patched(patches.campaignCallSettles))
+    return settlingAttempt(input.campaignAttempt, () => runCall(input, continued));
   return runCall(input, continued);
+}
+
+/**
+ * A campaign's call (started by its dispatcher, src/domain/campaigns/dial.ts): once it has ended, however it ended, its
+ * attempt is settled and its campaign woken. A run that continues as new settles nothing: its last run does.
+ */
+async function settlingAttempt(attempt: CampaignAttemptInput, call: () => Promise<CallResult>): Promise<CallResult> {
+  let result: CallResult;
+  try {
+    result = await call();
+  } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
+    // A call workflow that failed still leaves its row to say how the call ended (and a cancelled one is settled too).
+    await CancellationScope.nonCancellable(() => campaigns.settleCampaignCall(attempt));
+    throw err;
+  }
+  await campaigns.settleCampaignCall(attempt);
+  return result;
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
 import type { Zone } from '../../src/domain/billing/pricing';
 import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
 import type { LineMode } from '../../src/domain/lines/rules';
+import type { CampaignAttemptInput } from './campaigns';
 
 /**
  * The call workflow's contract with the API and the carrier route: its input, result, signals
@@ -111,6 +112,11 @@ export interface CallInput extends CallFacts {
    * its end, then hang up (`end_cause: answering_machine`), instead of going on as the line decides.
    */
   onMachine?: { voicemailMessage: string | null };
+  /**
+   * A campaign's call started by its dispatcher (workflows/patches.ts `campaignDialsCalls`): the attempt it is. Once the
+   * call has ended, its workflow settles the attempt and wakes the campaign (no attempt workflow around it).
+   */
+  campaignAttempt?: CampaignAttemptInput;
 }
 
 export interface CallResult {

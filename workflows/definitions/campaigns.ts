@@ -22,3 +22,8 @@ export type CampaignAttemptWorkflow = (input: CampaignAttemptInput) => Promise<v
  * resumed or cancelled. Carries nothing: the campaign's rows say what changed.
  */
 export const campaignWakeSignal = defineSignal('wake');
+
+/** What a campaign's call does once it has ended (activities/campaigns.ts): settle its attempt and wake its campaign. */
+export interface CampaignCallActivities {
+  settleCampaignCall(attempt: CampaignAttemptInput): Promise<void>;
+}

@@ -9,6 +9,7 @@ import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import type { PublishDeps } from '../webhooks/publish';
 import { changeCampaignStatus, publishCampaignEvents, recordContactCompleted } from './events';
 import { attemptCallId, attemptOutcome, LINE_BUSY_RETRY_MS, nextAttemptAt, type PausedReason, type SkipReason } from './rules';
+import { wakeCampaign } from './wake';
 import {
   findAttempt,
   findCampaignById,
@@ -246,4 +247,13 @@ export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise
   });
   // Attempted before the attempt wakes the dispatcher: a receiver hears of the last contact before the campaign's end.
   await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
+}
+
+/**
+ * A campaign's call started by its dispatcher has ended (its own workflow says so, workflows/calls/workflow.ts): the
+ * attempt is settled, then the campaign woken (a slot is free, a retry may be due). Run again, it settles nothing more.
+ */
+export async function settleCampaignCall(deps: AttemptDeps, ref: AttemptRef): Promise<void> {
+  await settleAttempt(deps, ref);
+  await wakeCampaign(deps.temporal, ref.campaignId);
 }

@@ -58,7 +58,12 @@ async function resumeIfFundsReturned(
  * running campaign with no contact waiting and none being dialled is completed here. The events of
  * the changes it makes (started, resumed, completed) are recorded with them and attempted after the commit.
  */
-export async function dispatchCampaign(deps: DispatchDeps, campaignId: string, token: string): Promise<DispatchStep> {
+export async function dispatchCampaign(
+  deps: DispatchDeps,
+  campaignId: string,
+  token: string,
+  claims: { perStep?: (campaign: CampaignRow) => number } = {},
+): Promise<DispatchStep> {
   const now = deps.now();
   const events: Array<string | null> = [];
   const step = await deps.db.transaction(async (trx): Promise<DispatchStep> => {
@@ -79,7 +84,8 @@ export async function dispatchCampaign(deps: DispatchDeps, campaignId: string, t
       campaign = started.campaign;
     }
     const dialing = await countDialing(trx, campaignId);
-    const claimed = await claimDueContacts(trx, campaignId, token, campaign.max_concurrency - dialing, now);
+    const free = campaign.max_concurrency - dialing;
+    const claimed = await claimDueContacts(trx, campaignId, token, Math.min(free, claims.perStep?.(campaign) ?? free), now);
     if (claimed.length > 0)
       return {
         kind: 'dial',

@@ -1,10 +1,9 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { campaignWakeSignal } from '../../../workflows/definitions/campaigns';
-import { workflowIds } from '../../../workflows/definitions/ids';
+import type { Client } from '@temporalio/client';
 import type { Db } from '../../platform/db/knex';
 import type { Logger } from '../../platform/logger';
 import type { Tenant } from '../lines/store';
 import { campaignsPausedForFunds } from './store';
+import { wakeCampaign } from './wake';
 
 /**
  * Funds came back to the tenant's account (an auto-recharge credited): each campaign that paused
@@ -16,14 +15,8 @@ import { campaignsPausedForFunds } from './store';
 export async function wakeCampaignsPausedForFunds(deps: { db: Db; temporal: Client; log: Logger }, tenant: Tenant): Promise<number> {
   try {
     const campaigns = await campaignsPausedForFunds(deps.db, tenant);
-    for (const campaign of campaigns)
-      await deps.temporal.workflow
-        .getHandle(workflowIds.campaign(campaign.id))
-        .signal(campaignWakeSignal)
-        .catch((err: unknown) => {
-          // A paused campaign's workflow that is not running starts on its next control (control.ts); nothing to wake.
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        });
+    // A paused campaign's workflow that is not running starts on its next control (control.ts): nothing to wake.
+    for (const campaign of campaigns) await wakeCampaign(deps.temporal, campaign.id);
     return campaigns.length;
   } catch (err) {
     deps.log.error({ err, workspace_id: tenant.workspaceId }, 'could not wake the campaigns paused for funds');

@@ -100,6 +100,18 @@ export function dialSpacingMs(callsPerMinute: number): number {
   return Math.ceil(60_000 / callsPerMinute);
 }
 
+/**
+ * A dispatcher step that places its calls itself (./dial.ts) claims no more than it dials within this span: each call is
+ * recorded, held and judged against calling hours when its step runs, so the span bounds how long a line waits on a
+ * call not yet dialled.
+ */
+export const DIAL_STEP_SPAN_MS = 2_000;
+
+/** How many contacts such a step claims at most, at the campaign's pace (at least one). */
+export function claimsPerDialStep(callsPerMinute: number): number {
+  return Math.max(1, Math.floor(DIAL_STEP_SPAN_MS / dialSpacingMs(callsPerMinute)));
+}
+
 /** What a campaign's calls do when a machine answers (null: go on as the line decides). */
 export const ANSWERING_MACHINE_ACTIONS = ['hang_up', 'voicemail'] as const;
 export type AnsweringMachineAction = (typeof ANSWERING_MACHINE_ACTIONS)[number];

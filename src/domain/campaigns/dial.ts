@@ -1,0 +1,56 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { callWorkflow } from '../../../workflows/calls/workflow';
+import { startAttempt, type AttemptDeps, type AttemptRef } from './attempt';
+import { dispatchCampaign, type DispatchStep } from './dispatch';
+import { claimsPerDialStep } from './rules';
+
+/**
+ * A step of a dispatcher that places its calls itself: as {@link DispatchStep}, or this many contacts
+ * claimed, the next step's first dial due at `nextDialAtMs` (epoch ms: a spacing after this step's last).
+ */
+export type CallsDialStep = Exclude<DispatchStep, { kind: 'dial' }> | { kind: 'dialled'; count: number; nextDialAtMs: number };
+
+/**
+ * The dispatcher's step (issue 31, durable at scale): claims at most a step's span of contacts at the
+ * campaign's pace (./rules.ts `claimsPerDialStep`), places each claimed attempt as `POST /calls` would
+ * (./attempt.ts `startAttempt`: its call recorded and held under the attempt's call id, calling hours
+ * judged at the instant it is to be dialled) and starts the call's own workflow (id = call id), its
+ * start delayed by its place in the pace from `notBeforeMs` (the previous step's next dial, or now if
+ * later). The call's workflow settles the attempt and wakes the campaign when it ends. Run again (its
+ * activity retried), the claim answers the same contacts, their calls are found where they were
+ * recorded, and a workflow already started (or ended) is not started again.
+ */
+export async function dialCampaignCalls(deps: AttemptDeps, campaignId: string, token: string, notBeforeMs: number): Promise<CallsDialStep> {
+  const step = await dispatchCampaign({ ...deps.publish, log: deps.log }, campaignId, token, {
+    perStep: (campaign) => claimsPerDialStep(campaign.calls_per_minute),
+  });
+  if (step.kind !== 'dial') return step;
+  const firstDialAt = Math.max(deps.now().getTime(), notBeforeMs);
+  const judgedAt = deps.callingHoursNow ?? deps.now;
+  await Promise.all(
+    step.attempts.map(async ({ contactId, attempt }, index) => {
+      const dialAt = firstDialAt + index * step.spacingMs;
+      const ref: AttemptRef = { campaignId, contactId, attempt };
+      // Calling hours apply at the dial, not at the claim: the window may close within the step.
+      const placed = await startAttempt(
+        { ...deps, callingHoursNow: () => new Date(judgedAt().getTime() + dialAt - deps.now().getTime()) },
+        ref,
+      );
+      if (placed.kind !== 'placed') return;
+      const delayMs = dialAt - deps.now().getTime();
+      await deps.temporal.workflow
+        .start<typeof callWorkflow>('callWorkflow', {
+          taskQueue: deps.config.taskQueue,
+          workflowId: placed.callId,
+          args: [{ ...placed.call, campaignAttempt: ref }],
+          // A call's workflow that has ended is not run again: its attempt was settled.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          ...(delayMs > 0 ? { startDelay: delayMs } : {}),
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        });
+    }),
+  );
+  return { kind: 'dialled', count: step.attempts.length, nextDialAtMs: firstDialAt + step.attempts.length * step.spacingMs };
+}
