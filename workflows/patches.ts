@@ -214,4 +214,17 @@ export const patches = {
    * Recorded with it: callWorkflow.v10-campaign-call.
    */
   campaignCallSettles: 'campaign-call-settles',
+
+  /**
+   * Issue 31 (a cheaper call): the call's state and disclosure records while it goes on (`recordCallState` of ringing,
+   * answered and transferred; `recordDisclosurePlayed`) run as local activities in the workflow task, one marker event
+   * each, instead of an activity task and a workflow task of their own (about 10 fewer history events an answered call).
+   * Asked at the first of them; a call that started before it switches there (the command is new at that point, so
+   * nothing replays differently). The end's record, the settlement and transcript appends stay activities.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), `deprecatePatch`, then drop
+   * the activity branch a release later.
+   * Recorded with it: callWorkflow.v11-records-inline.
+   */
+  callRecordsInline: 'call-records-inline',
 } as const;

@@ -369,6 +369,8 @@ async function main(): Promise<void> {
         { timeoutMs: 30_000, intervalMs: 50 },
       );
       await save(h, campaignCall, path.join(out, 'callWorkflow.v10-campaign-call.json'));
+      // The same call's history since its records and settlement became local activities (v10 was recorded before).
+      await save(h, campaignCall, path.join(out, 'callWorkflow.v11-records-inline.json'));
       await save(h, workflowIds.campaign(campaignId), path.join(out, 'campaignWorkflow.dials-calls.json'));
 
       // A campaign's call that a machine answers: its voicemail message is played to its end from the end of the

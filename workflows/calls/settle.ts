@@ -2,7 +2,7 @@ import { ActivityFailure, allHandlersFinished, condition } from '@temporalio/wor
 import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
 import { settleCall, type CallSettlement } from '../../src/domain/calls/settlement';
 import type { CallInput, CallResult } from '../definitions/calls';
-import { billing, funding, publishCallEvent, records } from './activities';
+import { billing, endRecords, funding, publishCallEvent } from './activities';
 import type { CallState, Funding } from './state';
 
 const MINUTE_MS = 60_000;
@@ -109,7 +109,7 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   // Read last: an end event arriving while settling may still bring the recording.
   const recordingUrl = call.events.terminal?.recording_url;
   const recording = recordingUrl ? { recordingUrl } : {};
-  await records.recordCallState(input.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...recording });
+  await endRecords.recordCallState(input.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...recording });
   if (callEnded) await publishCallEvent(input, 'call_ended', { ...callEnded, recording_url: recordingUrl ?? null });
   // Control requests still waiting see the call end and answer first (each is bounded).
   await condition(allHandlersFinished);
@@ -119,6 +119,6 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
 /** An inbound call that is never answered and had nothing held. */
 export async function decline(call: CallState, final: CallStatus, endCause: EndCause): Promise<CallResult> {
   call.status = final;
-  await records.recordCallState(call.input.callId, { status: final, endedAt: Date.now(), durationSec: 0, chargeCents: 0, endCause });
+  await endRecords.recordCallState(call.input.callId, { status: final, endedAt: Date.now(), durationSec: 0, chargeCents: 0, endCause });
   return { status: final, endCause, durationSec: 0, chargeCents: 0 };
 }
