@@ -79,6 +79,16 @@ export async function activeCallOfLine(db: Knex, lineId: string): Promise<string
   return (row?.id as string | undefined) ?? undefined;
 }
 
+/** Which of these lines have an active call now (a placement on one of them would be refused `call_in_progress`). */
+export async function linesWithActiveCalls(db: Knex, lineIds: readonly string[]): Promise<Set<string>> {
+  if (lineIds.length === 0) return new Set();
+  const rows = await db('calls')
+    .whereIn('line_id', lineIds)
+    .whereIn('status', ACTIVE_CALL_STATUSES)
+    .select<Array<{ line_id: string }>>('line_id');
+  return new Set(rows.map((row) => row.line_id));
+}
+
 export async function findCallById(db: Knex, callId: string): Promise<CallRow | undefined> {
   return db<CallRow>('calls').where({ id: callId }).first();
 }

@@ -1,7 +1,7 @@
 import type { CallInput } from '../../../workflows/definitions/calls';
 import { findLineById } from '../lines/store';
 import { callInputOf, recordCall, type PlaceCallRequest } from '../calls/place';
-import { findCallById } from '../calls/store';
+import { findCallById, linesWithActiveCalls } from '../calls/store';
 import { OutboundRefusedError, type OutboundActor, type OutboundRefusal } from '../outbound/preflight';
 import { wakeAutoChargeIfNeeded } from '../billing/autoCharge';
 import type { HoldRefusal } from '../billing/holds';
@@ -121,10 +121,12 @@ export async function startAttempt(deps: AttemptDeps, ref: AttemptRef): Promise<
     await returnContact(deps.db, contact.id, { at: now, until: now, uncount: true });
     return { kind: 'not_dialled' };
   }
-  const pool = campaign.line_ids;
-  let busy = false;
+  // Only the pool's lines without a call now are tried (a busy one would refuse, after the preflight's work), each
+  // contact starting at a different one of them, so that the attempts of one step rarely meet on a line.
+  const busyLines = await linesWithActiveCalls(deps.db, campaign.line_ids);
+  const pool = campaign.line_ids.filter((lineId) => !busyLines.has(lineId));
+  let busy = busyLines.size > 0;
   for (let i = 0; i < pool.length; i += 1) {
-    // Contacts start at different lines of the pool, so concurrent attempts rarely meet on one.
     const lineId = pool[(contact.row_number + i) % pool.length];
     try {
       const { input } = await recordCall(deps, actorOf(campaign), callRequest(campaign, contact, lineId), {
