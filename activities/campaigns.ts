@@ -33,7 +33,9 @@ export function createCampaignActivities({
 }: CampaignActivityDeps) {
   const log = createLogger('campaigns');
   const publish = { db, temporal, taskQueue, egress, secretsKey, now };
-  const deps = () => ({ config, db, temporal: temporal(), log, now, publish, ...(callingHoursNow ? { callingHoursNow } : {}) });
+  // The workflows a campaign starts (its calls, the auto-charge) go to this worker's task queue.
+  const ownConfig = { ...config, taskQueue };
+  const deps = () => ({ config: ownConfig, db, temporal: temporal(), log, now, publish, ...(callingHoursNow ? { callingHoursNow } : {}) });
   return {
     async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
       return dispatchCampaign({ ...publish, log }, campaignId, token);
@@ -41,8 +43,8 @@ export function createCampaignActivities({
     async dialCampaign(campaignId: string, token: string): Promise<DialStep> {
       return dialCampaign({ ...publish, log, config }, campaignId, token);
     },
-    async dialCampaignCalls(campaignId: string, token: string, notBeforeMs: number): Promise<CallsDialStep> {
-      return dialCampaignCalls(deps(), campaignId, token, notBeforeMs);
+    async dialCampaignCalls(campaignId: string, step: { token: string; atMs: number; notBeforeMs: number }): Promise<CallsDialStep> {
+      return dialCampaignCalls(deps(), campaignId, step);
     },
     async settleCampaignCall(ref: AttemptRef): Promise<void> {
       await settleCampaignCall(deps(), ref);

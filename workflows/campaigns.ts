@@ -55,7 +55,8 @@ export async function campaignWorkflow(input: CampaignInput): Promise<void> {
     woken = false;
     const token = `${info.runId}:${step}`;
     if (dialsCalls) {
-      const next = await localStore.dialCampaignCalls(input.campaignId, token, nextDialAt);
+      // Judged on the workflow's clock (so a time-skipping test server moves it too).
+      const next = await localStore.dialCampaignCalls(input.campaignId, { token, atMs: Date.now(), notBeforeMs: nextDialAt });
       if (next.kind === 'ended') return;
       if (next.kind === 'dialled') {
         // The next step runs a little before its first dial is due, so that its own work does not slow the pace.

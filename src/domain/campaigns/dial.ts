@@ -16,15 +16,33 @@ export type CallsDialStep = Exclude<DispatchStep, { kind: 'dial' }> | { kind: 'd
  * (./attempt.ts `startAttempt`: its call recorded and held under the attempt's call id, calling hours
  * judged at the instant it is to be dialled) and starts the call's own workflow (id = call id), its
  * start delayed by its place in the pace from `notBeforeMs` (the previous step's next dial, or now if
- * later). The call's workflow settles the attempt and wakes the campaign when it ends. Run again (its
+ * later). Time is the dispatcher's (`atMs`, its workflow's clock). The call's workflow settles the attempt and wakes the campaign when it ends. Run again (its
  * activity retried), the claim answers the same contacts, their calls are found where they were
  * recorded, and a workflow already started (or ended) is not started again.
  */
-export async function dialCampaignCalls(deps: AttemptDeps, campaignId: string, token: string, notBeforeMs: number): Promise<CallsDialStep> {
-  const step = await dispatchCampaign({ ...deps.publish, log: deps.log }, campaignId, token, {
+export async function dialCampaignCalls(
+  deps: AttemptDeps,
+  campaignId: string,
+  step: { token: string; atMs: number; notBeforeMs: number },
+): Promise<CallsDialStep> {
+  // The step's clock: the dispatcher's own time at the step (its workflow task's), moving on with the work's real time.
+  // Within milliseconds of the wall clock in service; on a time-skipping test server, the server's time.
+  const startedAt = Date.now();
+  const now = () => new Date(step.atMs + (Date.now() - startedAt));
+  deps = { ...deps, now, publish: { ...deps.publish, now } };
+  const dispatched = await dispatchCampaign({ ...deps.publish, log: deps.log }, campaignId, step.token, {
     perStep: (campaign) => claimsPerDialStep(campaign.calls_per_minute),
   });
-  if (step.kind !== 'dial') return step;
+  return dispatched.kind === 'dial' ? dialClaimed(deps, campaignId, dispatched, step.notBeforeMs) : dispatched;
+}
+
+/** Places each claimed attempt and starts its call's workflow at its place in the pace (see {@link dialCampaignCalls}). */
+async function dialClaimed(
+  deps: AttemptDeps,
+  campaignId: string,
+  step: Extract<DispatchStep, { kind: 'dial' }>,
+  notBeforeMs: number,
+): Promise<CallsDialStep> {
   const firstDialAt = Math.max(deps.now().getTime(), notBeforeMs);
   const judgedAt = deps.callingHoursNow ?? deps.now;
   await Promise.all(
@@ -38,6 +56,7 @@ export async function dialCampaignCalls(deps: AttemptDeps, campaignId: string, t
       );
       if (placed.kind !== 'placed') return;
       const delayMs = dialAt - deps.now().getTime();
+      // A delay, not an instant: the server counts it from the start request on its own clock.
       await deps.temporal.workflow
         .start<typeof callWorkflow>('callWorkflow', {
           taskQueue: deps.config.taskQueue,
