@@ -30,12 +30,15 @@ import { measuring, verifyingSha256 } from './streams';
  *
  * A write streams into a temporary file under `<root>/.tmp` (same filesystem) while hashing, syncs it, renames it
  * into place, then writes `head.json` the same way: that second rename is the commit, so a reader (or a crash)
- * sees the old object or the new one, never a part. Files are 0600 and directories 0700. Not encrypted by
+ * sees the old object or the new one, never a part. The bytes of a replaced object are removed by a later write of
+ * the key once a minute old (`removeUnreferencedBytes`), or with the object. A temporary file a crash left behind (kill -9 mid-write) is
+ * removed by the first write of a later process once it is an hour old. Files are 0600 and directories 0700. Not encrypted by
  * Switchboard: docs/decisions/recordings.md ("Encryption at rest") says why the disk's encryption is the answer here.
  */
 export class FilesystemRecordingStore implements RecordingStore {
   readonly kind = 'filesystem' as const;
   private readonly tmpDir: string;
+  private swept: Promise<void> | undefined;
 
   constructor(private readonly root: string) {
     this.tmpDir = path.join(root, '.tmp');
@@ -48,6 +51,8 @@ export class FilesystemRecordingStore implements RecordingStore {
     const measure = measuring();
     try {
       await this.mkdirs(this.tmpDir);
+      this.swept ??= this.sweepTemporaryFiles(STALE_TEMPORARY_FILE_MS);
+      await this.swept;
       // `flush`: the bytes are synced to the disk before the file closes, so the rename below commits written bytes.
       const file = fs.createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true });
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, measure.through, file);
@@ -59,9 +64,7 @@ export class FilesystemRecordingStore implements RecordingStore {
       await fsp.rename(tmp, path.join(dir, `${sha256}.bin`));
       await this.writeAtomically(path.join(dir, 'head.json'), JSON.stringify(head));
       await syncDir(dir);
-      // Bytes of a replaced object: unreachable since the commit, removed now (or by the next write of the key).
-      for (const entry of await fsp.readdir(dir))
-        if (entry.endsWith('.bin') && entry !== `${sha256}.bin`) await fsp.rm(path.join(dir, entry), { force: true });
+      await this.removeUnreferencedBytes(key, dir);
       return head;
     } catch (err) {
       await fsp.rm(tmp, { force: true }).catch(() => undefined);
@@ -105,6 +108,31 @@ export class FilesystemRecordingStore implements RecordingStore {
     }
   }
 
+  /**
+   * Removes the bytes of replaced objects: files no `head.json` points at (read again now, so a write that committed
+   * after this one keeps its bytes) and older than a minute, since a concurrent write of the key renames its bytes
+   * into place a moment before it commits. Younger ones go with the next write of the key, or its delete.
+   */
+  private async removeUnreferencedBytes(key: string, dir: string): Promise<void> {
+    const current = await this.readHead(key);
+    const cutoff = Date.now() - UNREFERENCED_BYTES_GRACE_MS;
+    for (const entry of await fsp.readdir(dir)) {
+      if (!entry.endsWith('.bin') || entry === `${current.sha256}.bin`) continue;
+      const stat = await fsp.stat(path.join(dir, entry)).catch(() => undefined);
+      if (stat && stat.mtimeMs < cutoff) await fsp.rm(path.join(dir, entry), { force: true });
+    }
+  }
+
+  /** Removes temporary files older than `olderThanMs`: what writes cut short by a crash left (errors ignored). */
+  private async sweepTemporaryFiles(olderThanMs: number): Promise<void> {
+    const cutoff = Date.now() - olderThanMs;
+    for (const entry of await fsp.readdir(this.tmpDir).catch(() => [] as string[])) {
+      const file = path.join(this.tmpDir, entry);
+      const stat = await fsp.stat(file).catch(() => undefined);
+      if (stat && stat.mtimeMs < cutoff) await fsp.rm(file, { force: true }).catch(() => undefined);
+    }
+  }
+
   private objectDir(key: string): string {
     return path.join(this.root, ...key.split('/'));
   }
@@ -135,6 +163,12 @@ export class FilesystemRecordingStore implements RecordingStore {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   }
 }
+
+/** A temporary file this old belongs to no write in progress: a write streams continuously or fails. */
+const STALE_TEMPORARY_FILE_MS = 60 * 60 * 1000;
+
+/** How long a file of bytes no object points at is left alone: a concurrent write may be about to commit it. */
+const UNREFERENCED_BYTES_GRACE_MS = 60 * 1000;
 
 /**
  * A file missing on a read is a missing object; anything else (a full disk, a read-only or unmounted volume, a
