@@ -9,8 +9,10 @@ import {
   resolveRange,
   StoreRequestRefusedError,
 } from '../../src/adapters/storage/port';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 import { requiredSettings } from '../../src/adapters/storage/settings';
 import { loadConfig } from '../../src/platform/config';
+import { configurationReport } from '../../src/platform/startupCheck';
 
 /** The recordings store's settings (RECORDINGS_STORE, S3_*), its key layout and its range arithmetic (issue 32). */
 describe('recordings store settings', () => {
@@ -67,6 +69,13 @@ describe('recordings store settings', () => {
       expect(requiredSettings(role, config).map((p) => p.setting)).toEqual(['S3_BUCKET', 'S3_ENDPOINT']);
     expect(requiredSettings('simulator', config)).toEqual([]);
     expect(requiredSettings('api', load({ RECORDINGS_STORE: 's3', S3_BUCKET: 'calls' }))).toEqual([]);
+  });
+
+  it('is what the startup check of every process runs (PROVIDER_SETTINGS)', () => {
+    const settingsOf = (env: NodeJS.ProcessEnv) =>
+      configurationReport('worker', load(env), PROVIDER_SETTINGS).problems.map((p) => p.setting);
+    expect(settingsOf({ RECORDINGS_STORE: 's3' })).toContain('S3_BUCKET');
+    expect(settingsOf({ RECORDINGS_STORE: 's3', S3_BUCKET: 'calls' })).not.toContain('S3_BUCKET');
   });
 });
 
