@@ -23,7 +23,7 @@ const API_ADAPTER_ENTRIES = [
   '^src/adapters/settings\\.ts$',
 ];
 /** Each provider's settings rule and their list, which the startup check every process passes runs (src/adapters/settings.ts). */
-const PROVIDER_SETTINGS_RULES = '^src/adapters/(settings|carrier/[a-z]+/settings|payments/stripeSettings)\\.ts$';
+const PROVIDER_SETTINGS_RULES = '^src/adapters/(settings|carrier/[a-z]+/settings|payments/stripeSettings|storage/settings)\\.ts$';
 const SHARED_WITH_OTHER_PROGRAMS = [
   '^src/platform/audio/',
   '^src/platform/logger\\.ts$',

@@ -30,6 +30,10 @@ RUN npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund \
 # for the runtime user: nothing writes into /app at run time.
 COPY . .
 
+# The filesystem recordings store's mount point (docker-compose.yml's `recordings` volume), owned by the app's user:
+# a new volume takes this ownership, so the API and the worker can write it.
+RUN mkdir -p /data/recordings && chown node:node /data/recordings && chmod 700 /data/recordings
+
 # Drop root: the official node images ship an unprivileged `node` user (uid 1000).
 USER node
 

@@ -225,6 +225,65 @@ export interface Config {
   apiDrainSeconds: number;
   /** On SIGTERM, how long a worker lets running activities finish before Temporal cancels them (`shutdownGraceTime`). */
   workerShutdownGraceSeconds: number;
+  /**
+   * Where recordings and transcripts are kept once copied from the carrier (issue 32; the port is
+   * src/adapters/storage/port.ts, the choices docs/decisions/recordings.md).
+   */
+  recordings: {
+    /** `RECORDINGS_STORE`: `filesystem` (the default: files under `RECORDINGS_DIR`) or `s3` (an S3-compatible bucket). */
+    store: RecordingStoreKind;
+    /** `RECORDINGS_DIR`: the filesystem store's root, `<data directory>/recordings` by default. */
+    dir: string;
+    /**
+     * The S3-compatible bucket (`RECORDINGS_STORE=s3`): `S3_BUCKET`, `S3_ENDPOINT` (unset: AWS S3), `S3_REGION`
+     * (else `AWS_REGION`, else `us-east-1`), `S3_FORCE_PATH_STYLE` (path-style URLs; `true` by default when
+     * `S3_ENDPOINT` is set), `S3_SSE` (the server-side encryption asked with every write: `AES256`, the default,
+     * `aws:kms`, or `none` for a store that refuses the header) and `S3_SSE_KMS_KEY_ID` (SSE-KMS's key; setting it
+     * alone means `aws:kms`). Credentials are the AWS SDK's own chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`,
+     * a profile, an instance role), never read here.
+     */
+    s3: {
+      bucket: string | undefined;
+      endpoint: string | undefined;
+      region: string;
+      forcePathStyle: boolean;
+      serverSideEncryption: S3ServerSideEncryption;
+      kmsKeyId: string | undefined;
+    };
+  };
+}
+
+/** The recordings stores `RECORDINGS_STORE` chooses from (src/adapters/storage/). */
+export const RECORDING_STORES = ['filesystem', 's3'] as const;
+export type RecordingStoreKind = (typeof RECORDING_STORES)[number];
+/** Server-side encryption of the S3 store (`S3_SSE`): SSE-S3, SSE-KMS, or none. */
+export const S3_SERVER_SIDE_ENCRYPTIONS = ['AES256', 'aws:kms', 'none'] as const;
+export type S3ServerSideEncryption = (typeof S3_SERVER_SIDE_ENCRYPTIONS)[number];
+
+/** `RECORDINGS_*` and `S3_*` (see `Config.recordings`), each value checked here so a typo refuses to start. */
+function recordingsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Config['recordings'] {
+  const store = env.RECORDINGS_STORE || 'filesystem';
+  if (!(RECORDING_STORES as readonly string[]).includes(store))
+    throw new Error(`RECORDINGS_STORE must be one of ${RECORDING_STORES.join(', ')}, got "${store}"`);
+  const kmsKeyId = env.S3_SSE_KMS_KEY_ID || undefined;
+  const sse = env.S3_SSE || (kmsKeyId ? 'aws:kms' : 'AES256');
+  if (!(S3_SERVER_SIDE_ENCRYPTIONS as readonly string[]).includes(sse))
+    throw new Error(`S3_SSE must be one of ${S3_SERVER_SIDE_ENCRYPTIONS.join(', ')}, got "${sse}"`);
+  if (kmsKeyId && sse !== 'aws:kms')
+    throw new Error(`S3_SSE_KMS_KEY_ID is a key of SSE-KMS, but S3_SSE is "${sse}": set S3_SSE=aws:kms or unset the key`);
+  const endpoint = env.S3_ENDPOINT || undefined;
+  return {
+    store: store as RecordingStoreKind,
+    dir: env.RECORDINGS_DIR || path.join(dataDir, 'recordings'),
+    s3: {
+      bucket: env.S3_BUCKET || undefined,
+      endpoint,
+      region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
+      forcePathStyle: env.S3_FORCE_PATH_STYLE ? booleanFromEnv('S3_FORCE_PATH_STYLE', env) : endpoint !== undefined,
+      serverSideEncryption: sse as S3ServerSideEncryption,
+      kmsKeyId,
+    },
+  };
 }
 
 /**
@@ -459,6 +518,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTestWaitMs: int('WEBHOOK_TEST_WAIT_MS', 15_000),
     apiDrainSeconds: int('API_DRAIN_SECONDS', 20),
     workerShutdownGraceSeconds: int('WORKER_SHUTDOWN_GRACE_SECONDS', 20),
+    recordings: recordingsFromEnv(env, dataDir),
   };
 }
 

@@ -5,7 +5,8 @@ import { requiredSettings as telnyxSettings } from '../../src/adapters/carrier/t
 import { requiredSettings as twilioSettings } from '../../src/adapters/carrier/twilio/settings';
 import { isStripeKeyOf, requiredSettings as stripeSettings } from '../../src/adapters/payments/stripeSettings';
 import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
-import { CARRIER_PROVIDERS, loadConfig } from '../../src/platform/config';
+import { requiredSettings as s3Settings } from '../../src/adapters/storage/settings';
+import { CARRIER_PROVIDERS, loadConfig, RECORDING_STORES } from '../../src/platform/config';
 import { configurationReport, PAYMENT_PROVIDERS, PROCESS_ROLES } from '../../src/platform/startupCheck';
 
 /** Each provider's settings rule lives in its adapter; the startup check runs the list of them (issue 28). */
@@ -14,15 +15,17 @@ describe('provider settings rules', () => {
   // The rules read only their own settings: a bare environment (no dev secrets from a data directory) is enough.
   const base = (): NodeJS.ProcessEnv => ({ SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`) });
 
-  it('lists a rule for every carrier and card processor but the simulator', () => {
-    const providers = [...CARRIER_PROVIDERS, ...PAYMENT_PROVIDERS].filter((provider) => provider !== 'simulator');
+  it('lists a rule for every carrier, card processor and recordings store but the local ones', () => {
+    const providers = [...CARRIER_PROVIDERS, ...PAYMENT_PROVIDERS, ...RECORDING_STORES].filter(
+      (provider) => provider !== 'simulator' && provider !== 'filesystem',
+    );
     expect(Object.keys(PROVIDER_SETTINGS).sort()).toEqual([...new Set(providers)].sort());
   });
 
   it('asks nothing of a deployment that uses none of the providers', () => {
     const config = loadConfig(base());
     for (const role of PROCESS_ROLES)
-      for (const rule of [twilioSettings, telnyxSettings, stripeSettings])
+      for (const rule of [twilioSettings, telnyxSettings, stripeSettings, s3Settings])
         expect({ role, problems: rule(role, config) }).toEqual({ role, problems: [] });
   });
 
