@@ -1,15 +1,14 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { CarrierRejectedError, type CarrierAdapter } from '../../src/adapters/carrier/port';
 import { callingWindow } from '../../src/domain/callingHours/rules';
 import { createCampaign } from '../../src/domain/campaigns/create';
 import { loadConfig } from '../../src/platform/config';
-import { createDb, type Db } from '../../src/platform/db/knex';
+import type { Db } from '../../src/platform/db/knex';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { createTenant } from '../support/harness';
-import { testDataConverter } from '../support/payloadCodec';
-import { timeSkippingWorker } from '../support/timeSkippingWorker';
+import { timeSkippingWorker, useTimeSkippingEnv } from '../support/timeSkippingWorker';
 
 /**
  * Issue 31's "Done when": calling-hours deferrals across time zones, on Temporal's time-skipping test
@@ -19,9 +18,8 @@ import { timeSkippingWorker } from '../support/timeSkippingWorker';
  * carrier refuses every call (a `failed` attempt, not retried): the test is about when, not how.
  */
 describe('campaign calling hours on the time-skipping server', () => {
-  let env: TestWorkflowEnvironment;
-  let db: Db;
-  /** What the carrier was asked to dial, in server time (each placement runs in its activity on the server's clock). */
+  const suite = useTimeSkippingEnv();
+  /** Whom the carrier was asked to dial. */
   const dialled: Array<{ to: string }> = [];
   const carrier = {
     async placeCall(request: { to: string }) {
@@ -29,17 +27,11 @@ describe('campaign calling hours on the time-skipping server', () => {
       throw new CarrierRejectedError('the test carrier places no call');
     },
   } as unknown as CarrierAdapter;
-
-  beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
-      client: { dataConverter: testDataConverter() },
-    });
-    db = createDb(process.env.DATABASE_URL!, { max: 4 });
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.teardown();
+  let env: TestWorkflowEnvironment;
+  let db: Db;
+  beforeAll(() => {
+    env = suite.env();
+    db = suite.db();
   });
 
   it('dials each callee inside their own window: the open ones at once, the others when their window opens, on one durable timer each', async () => {

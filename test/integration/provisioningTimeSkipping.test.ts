@@ -1,32 +1,18 @@
 import crypto from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
-import { createDb, type Db } from '../../src/platform/db/knex';
+import type { Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import { createTenant } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
-import { testDataConverter } from '../support/payloadCodec';
-import { timeSkippingWorker } from '../support/timeSkippingWorker';
+import { timeSkippingWorker, useTimeSkippingEnv } from '../support/timeSkippingWorker';
 
 /**
  * Ten minutes of carrier outage, without ten minutes of waiting: Temporal's time-skipping
  * test server fast-forwards the retry backoff. The line must end released with the reason.
  */
 describe('line provisioning when the carrier stays down (time-skipping)', () => {
-  let env: TestWorkflowEnvironment;
-  let db: Db;
-
-  beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
-      client: { dataConverter: testDataConverter() },
-    });
-    db = createDb(process.env.DATABASE_URL!, { max: 4 });
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.teardown();
-  });
+  const suite = useTimeSkippingEnv();
 
   /** A line waiting for its number, of a new workspace. */
   const provisioningLine = async (environment: 'test' | 'live' = 'test') => {
@@ -87,6 +73,13 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       }),
     );
   };
+
+  let env: TestWorkflowEnvironment;
+  let db: Db;
+  beforeAll(() => {
+    env = suite.env();
+    db = suite.db();
+  });
 
   it('gives up after the ten-minute budget and releases the line', async () => {
     const line = await provisioningLine();

@@ -28,8 +28,7 @@ const s3Server = useS3Server({ authenticate: true });
 const fsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-recordings-'));
 afterAll(() => fs.rmSync(fsRoot, { recursive: true, force: true }));
 
-function s3Options(overrides: Partial<S3StoreOptions> = {}): S3StoreOptions {
-  const server = s3Server();
+function s3Options(overrides: Partial<S3StoreOptions> = {}, server = s3Server()): S3StoreOptions {
   return {
     bucket: server.bucket,
     endpoint: server.endpoint,
@@ -232,14 +231,7 @@ describe('presigned GET URLs of the S3 store', () => {
 
   it('serves the object, and its ranges, to whoever holds the URL until it expires', async () => {
     const server = openServer();
-    const store = new S3RecordingStore({
-      bucket: server.bucket,
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      serverSideEncryption: 'AES256',
-      credentials: server.credentials,
-    });
+    const store = new S3RecordingStore(s3Options({}, server));
     const at = ref();
     const audio = crypto.randomBytes(10_000);
     await store.put(at, audio, { contentType: 'audio/wav' });

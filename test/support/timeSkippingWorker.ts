@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { loadConfig } from '../../src/platform/config';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
-import type { Db } from '../../src/platform/db/knex';
+import { createDb, type Db } from '../../src/platform/db/knex';
 import type { EgressPolicy } from '../../src/platform/net/egress';
 import { noModel, noPayments } from './harness';
 import { testDataConverter } from './payloadCodec';
@@ -40,4 +40,25 @@ export async function timeSkippingWorker(
     }),
   });
   return { worker, taskQueue };
+}
+
+/**
+ * A time-skipping test server and a database pool for a file's tests: started before them, closed after. The getters
+ * answer once `beforeAll` has run.
+ */
+export function useTimeSkippingEnv(): { env: () => TestWorkflowEnvironment; db: () => Db } {
+  let env: TestWorkflowEnvironment | undefined;
+  let db: Db | undefined;
+  beforeAll(async () => {
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+      client: { dataConverter: testDataConverter() },
+    });
+    db = createDb(process.env.DATABASE_URL!, { max: 4 });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await env?.teardown();
+  });
+  return { env: () => env!, db: () => db! };
 }
