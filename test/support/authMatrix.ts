@@ -307,6 +307,32 @@ export function successStatus(route: RouteDef): number {
 }
 
 /**
+ * The tables with a `workspace_id`, and those with an `environment`, from the catalog (so new tables are covered).
+ * Read once per database handle: no test changes the schema, and the auth matrix takes hundreds of snapshots.
+ */
+const catalogs = new WeakMap<Db, Promise<{ tables: string[]; withEnvironment: string[] }>>();
+function tenantTables(db: Db): Promise<{ tables: string[]; withEnvironment: string[] }> {
+  let catalog = catalogs.get(db);
+  if (!catalog) {
+    catalog = (async () => ({
+      tables: await db('information_schema.columns as c')
+        .join('information_schema.tables as t', function joinTables() {
+          this.on('t.table_name', 'c.table_name').andOn('t.table_schema', 'c.table_schema');
+        })
+        .where({ 'c.table_schema': 'public', 'c.column_name': 'workspace_id', 't.table_type': 'BASE TABLE' })
+        .orderBy('c.table_name')
+        .pluck('c.table_name'),
+      withEnvironment: await db('information_schema.columns')
+        .where({ table_schema: 'public', column_name: 'environment' })
+        .pluck('table_name'),
+    }))();
+    catalog.catch(() => catalogs.delete(db));
+    catalogs.set(db, catalog);
+  }
+  return catalog;
+}
+
+/**
  * Everything a tenant owns, as one comparable string: every row of every table with a
  * `workspace_id` (found in the catalog, so new tables are covered), its workspace, its lines'
  * signing secrets and its keys' idempotency records. `environment` narrows it to one environment.
@@ -316,28 +342,25 @@ export async function tenantSnapshot(
   workspaceId: string,
   options: { environment?: 'test' | 'live'; ignoreColumns?: string[] } = {},
 ): Promise<string> {
-  const tables: string[] = await db('information_schema.columns as c')
-    .join('information_schema.tables as t', function joinTables() {
-      this.on('t.table_name', 'c.table_name').andOn('t.table_schema', 'c.table_schema');
-    })
-    .where({ 'c.table_schema': 'public', 'c.column_name': 'workspace_id', 't.table_type': 'BASE TABLE' })
-    .orderBy('c.table_name')
-    .pluck('c.table_name');
-  const withEnvironment: string[] = await db('information_schema.columns')
-    .where({ table_schema: 'public', column_name: 'environment' })
-    .pluck('table_name');
+  const { tables, withEnvironment } = await tenantTables(db);
   const snapshot: Record<string, unknown[]> = {};
   const scoped = (table: string) => {
     const query = db(table).where({ workspace_id: workspaceId });
     if (options.environment && withEnvironment.includes(table)) query.andWhere({ environment: options.environment });
     return query;
   };
-  for (const table of tables) snapshot[table] = await scoped(table).select('*');
-  const lineIds = await scoped('lines').pluck('id');
-  const keyIds = await scoped('api_keys').pluck('id');
-  snapshot.workspaces = await db('workspaces').where({ id: workspaceId });
-  snapshot.line_webhook_secrets = await db('line_webhook_secrets').whereIn('line_id', lineIds);
-  snapshot.idempotency_keys = options.environment ? [] : await db('idempotency_keys').whereIn('principal_key_id', keyIds);
+  // The tables are read at once (the pool has room): each is its own query, and the snapshot is keyed by table.
+  const rows = await Promise.all(tables.map((table) => scoped(table).select('*')));
+  tables.forEach((table, i) => (snapshot[table] = rows[i]));
+  const [lineIds, keyIds] = await Promise.all([scoped('lines').pluck('id'), scoped('api_keys').pluck('id')]);
+  const [workspaces, secrets, idempotency] = await Promise.all([
+    db('workspaces').where({ id: workspaceId }),
+    db('line_webhook_secrets').whereIn('line_id', lineIds),
+    options.environment ? Promise.resolve([]) : db('idempotency_keys').whereIn('principal_key_id', keyIds),
+  ]);
+  snapshot.workspaces = workspaces;
+  snapshot.line_webhook_secrets = secrets;
+  snapshot.idempotency_keys = idempotency;
   const ignore = new Set(options.ignoreColumns ?? []);
   const canonical = Object.fromEntries(
     Object.entries(snapshot).map(([table, rows]) => [

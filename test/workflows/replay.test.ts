@@ -16,6 +16,34 @@ import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
  */
 const dir = path.resolve(__dirname, '../histories');
 const files = fs.readdirSync(dir).filter((file) => file.endsWith('.json'));
+const recorded = (file: string) => temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+
+type ReplayOptions = Parameters<typeof Worker.runReplayHistories>[0];
+type History = ReturnType<typeof recorded>;
+
+/**
+ * Replays `histories` one after another in one replay worker (`Worker.runReplayHistory` makes a worker, and loads the
+ * bundle, per history): each history's outcome by its name, the error `runReplayHistory` would throw for it (a
+ * determinism violation or a failed replay), undefined when it replays. Each test then reads its own history's outcome.
+ */
+async function replayAll(
+  options: ReplayOptions,
+  histories: Array<{ workflowId: string; history: History }>,
+): Promise<Map<string, Error | undefined>> {
+  const byName = new Map<string, Error | undefined>();
+  for await (const result of Worker.runReplayHistories(options, histories)) byName.set(result.workflowId, result.error);
+  return byName;
+}
+
+/** The outcome of `name`'s replay: throws what `runReplayHistory` would have thrown for it. */
+function expectReplayed(outcomes: Map<string, Error | undefined>, name: string): void {
+  if (!outcomes.has(name)) throw new Error(`${name} was not replayed (the replay worker stopped before it)`);
+  const error = outcomes.get(name);
+  if (error) throw error;
+}
+
+/** The files' replays take longer together than one test's timeout on a loaded machine. */
+const REPLAY_ALL_TIMEOUT_MS = 300_000;
 
 describe('workflow history replay', () => {
   it('has at least one history per workflow type', () => {
@@ -29,10 +57,17 @@ describe('workflow history replay', () => {
     expect([...types].sort()).toEqual(exported.sort());
   });
 
-  it.each(files)('replays %s', async (file) => {
+  let outcomes: Map<string, Error | undefined>;
+  beforeAll(async () => {
     // Recorded with JSON.stringify of the History message, which fromObject inverts exactly.
-    const history = temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, history, file);
+    outcomes = await replayAll(
+      { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } },
+      files.map((file) => ({ workflowId: file, history: recorded(file) })),
+    );
+  }, REPLAY_ALL_TIMEOUT_MS);
+
+  it.each(files)('replays %s', (file) => {
+    expectReplayed(outcomes, file);
   });
 });
 
@@ -44,14 +79,29 @@ describe('workflow history replay', () => {
 describe('workflow history replay with the payload codec', () => {
   const codec = payloadEncryptionCodec(generateSecretsKey());
   const options = () => ({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, dataConverter: dataConverterWith(codec) });
-  const recorded = (file: string) => temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+  const encrypted = new Map<string, History>();
+  let outcomes: Map<string, Error | undefined>;
 
-  it.each(files)('replays %s encrypted, and as recorded (unencrypted) through the codec', async (file) => {
-    const encrypted = await transformHistoryPayloads(recorded(file), (payloads) => codec.encode(payloads), encryptedByClientsAndWorkers);
-    const started = encrypted.events[0].workflowExecutionStartedEventAttributes!;
+  beforeAll(async () => {
+    for (const file of files)
+      encrypted.set(
+        file,
+        await transformHistoryPayloads(recorded(file), (payloads) => codec.encode(payloads), encryptedByClientsAndWorkers),
+      );
+    outcomes = await replayAll(
+      options(),
+      files.flatMap((file) => [
+        { workflowId: `${file} (encrypted)`, history: encrypted.get(file)! },
+        { workflowId: `${file} (through the codec)`, history: recorded(file) },
+      ]),
+    );
+  }, REPLAY_ALL_TIMEOUT_MS);
+
+  it.each(files)('replays %s encrypted, and as recorded (unencrypted) through the codec', (file) => {
+    const started = encrypted.get(file)!.events[0].workflowExecutionStartedEventAttributes!;
     for (const payload of started.input?.payloads ?? [])
       expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe('binary/encrypted');
-    await Worker.runReplayHistory(options(), encrypted, `${file} (encrypted)`);
-    await Worker.runReplayHistory(options(), recorded(file), `${file} (through the codec)`);
+    expectReplayed(outcomes, `${file} (encrypted)`);
+    expectReplayed(outcomes, `${file} (through the codec)`);
   });
 });
