@@ -268,7 +268,9 @@ describe('campaign events', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.campaign.id as string;
-    // As if its key's monthly cap had refused a dial's 13-cent reserve (its workflow sleeps until 2999: the steps are run here).
+    // As if its key's monthly cap had refused a dial's 13-cent reserve. Its steps are run here: its workflow is ended
+    // first, so that no wake (an auto-charge of the file's earlier tests wakes the tenant's paused campaigns) runs one too.
+    await h.temporal.workflow.getHandle(`campaign:${id}`).terminate('the test runs its steps');
     const { actor_key_id: keyId } = await h.db('campaigns').where({ id }).first();
     await h
       .db('campaigns')

@@ -25,10 +25,11 @@ export async function dialCampaignCalls(
   campaignId: string,
   step: { token: string; atMs: number; notBeforeMs: number },
 ): Promise<CallsDialStep> {
-  // The step's clock: the dispatcher's own time at the step (its workflow task's), moving on with the work's real time.
-  // Within milliseconds of the wall clock in service; on a time-skipping test server, the server's time.
+  // The step's clock: the dispatcher's own time at the step (its workflow task's), moving on with the work's real time,
+  // never behind the wall clock (a task picked up late must not judge calling hours early). In service that is the wall
+  // clock; on a time-skipping test server, the server's time, which only ever skips ahead of it.
   const startedAt = Date.now();
-  const now = () => new Date(step.atMs + (Date.now() - startedAt));
+  const now = () => new Date(Math.max(Date.now(), step.atMs + (Date.now() - startedAt)));
   deps = { ...deps, now, publish: { ...deps.publish, now } };
   const dispatched = await dispatchCampaign({ ...deps.publish, log: deps.log }, campaignId, step.token, {
     perStep: (campaign) => claimsPerDialStep(campaign.calls_per_minute),
