@@ -372,7 +372,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       // waits out 25 s of the 30 s bound (server time): the workflow still waits for the beep, nothing is said.
       await env.sleep(25_000);
       expect(call.commands).toEqual(['placeCall']);
-      await env.sleep(10_000); // pacing: server time past the 30 s bound, the message's deadline under test
+      await env.sleep(10_000); // waits out the rest of the 30 s bound (server time): only past it is the message due
       await until(() => call.commands.includes('speak'), 'the message past the bound');
       await playedToItsEnd(call);
       expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'answering_machine' });
@@ -384,7 +384,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       // waits out 30 s of the 35 s bound (server time): the call has not started, who answered is still awaited.
       await env.sleep(30_000);
       expect(call.published).toEqual(['call_outgoing']);
-      await env.sleep(10_000); // pacing: server time past the 35 s bound, the verdict's deadline under test
+      await env.sleep(10_000); // waits out the rest of the 35 s bound (server time): only past it does the call go on
       await until(() => call.published.includes('call_started'), 'the call started without a verdict');
       await tell(call, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
       expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'caller_hangup' });

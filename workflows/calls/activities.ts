@@ -23,15 +23,12 @@ const localStoreActivities = proxyLocalActivities<CallActivities>(options.localS
  * `patches.callRecordsInline` keep the normal activity. The end's records (`endRecords`) stay activities: the end runs
  * while a time-skipping test server would skip over a workflow task holding local activities (they would run twice).
  */
-function inline<K extends 'recordCallState' | 'recordDisclosurePlayed'>(name: K): CallActivities[K] {
-  return ((...args: Parameters<CallActivities[K]>) =>
-    (patched(patches.callRecordsInline) ? localStoreActivities : storeActivities)[name](...(args as [never, never]))) as CallActivities[K];
-}
+const recordsNow = () => (patched(patches.callRecordsInline) ? localStoreActivities : storeActivities);
 
 /** Postgres writes. Events go through `publishCallEvent` below, never from here. */
 export const records = {
-  recordCallState: inline('recordCallState'),
-  recordDisclosurePlayed: inline('recordDisclosurePlayed'),
+  recordCallState: (...args: Parameters<CallActivities['recordCallState']>) => recordsNow().recordCallState(...args),
+  recordDisclosurePlayed: (...args: Parameters<CallActivities['recordDisclosurePlayed']>) => recordsNow().recordDisclosurePlayed(...args),
   appendTranscript: storeActivities.appendTranscript,
 };
 
