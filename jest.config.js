@@ -7,6 +7,8 @@ const shared = {
     '/node_modules/(@scure|@noble)/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble)/)'],
+  // JEST_CPU_LOG=<file>: each file's CPU, for test/support/cpuReport.ts.
+  setupFilesAfterEnv: ['<rootDir>/test/support/cpuPerFile.ts'],
 };
 
 /** @type {import('jest').Config} */

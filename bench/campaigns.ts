@@ -24,6 +24,7 @@ import { createTenant, startHarness } from '../test/support/harness';
 import { post } from '../src/domain/billing/ledger';
 import { waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, processCpuMs } from './support/cpu';
+import { countQueries } from './support/queries';
 import { startStubEndpoint } from './support/receivers';
 import { startHarnessStack } from './support/harnessStack';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
@@ -105,6 +106,7 @@ async function main(): Promise<number> {
 
     log(`campaign of ${contacts} contacts at ${pace}/min over ${POOL_LINES} lines`);
     const serverPid = listeningPid(portOf(stack.temporalAddress));
+    const queries = countQueries(h.db);
     const cpu0 = process.cpuUsage();
     const serverCpu0 = processCpuMs(serverPid);
     const created = await h.request('POST', '/api/v1/campaigns', {
@@ -131,6 +133,7 @@ async function main(): Promise<number> {
       1_000,
     ).catch((err: Error) => log(err.message));
     const cpu = cpuSeconds(process.cpuUsage(cpu0));
+    queries.stop();
     const serverCpuMs = (processCpuMs(serverPid) ?? NaN) - (serverCpu0 ?? NaN);
     log(`campaign ${status}`);
 
@@ -166,6 +169,7 @@ async function main(): Promise<number> {
         ],
         ['call workflow events (p50, max)', `${histories.callEvents.p50}, ${histories.callEvents.max} (${histories.callEvents.count})`],
         ['history events a dial (all the campaign’s workflows)', fmt(eventsPerDial, 1)],
+        ['database statements a dial (API, worker; the bench’s own polling included)', fmt(queries.total() / dials.calls.length, 1)],
         ['CPU s: bench process (API+worker+simulator) / Temporal', `${fmt(cpu, 1)} / ${fmt(serverCpuMs / 1000, 1)}`],
         [
           'CPU s a dial: bench process / Temporal',
@@ -179,6 +183,25 @@ async function main(): Promise<number> {
         ['target: achieved ≥ 0.95 × min(pace, ceiling)', `${fmt(target, 1)}: ${achieved >= target ? 'MET' : 'MISSED'}`],
       ],
     );
+    if (process.env.BENCH_QUERIES === '1') {
+      console.log('\nstatements a dial, most frequent first:');
+      for (const [sql, count] of queries.top(25)) console.log(`${fmt(count / dials.calls.length, 2).padStart(6)}  ${sql}`);
+      const events = await h
+        .db('webhook_events')
+        .where({ workspace_id: tenant.workspaceId })
+        .groupBy('event_type')
+        .select('event_type')
+        .count('* as n');
+      console.log('\nwebhook events by type:', events.map((e) => `${e.event_type} ${e.n}`).join(', '));
+      const deliveries = await h
+        .db('webhook_deliveries as d')
+        .join('webhook_events as e', 'e.id', 'd.event_id')
+        .where('e.workspace_id', tenant.workspaceId)
+        .groupBy('d.attempt', 'd.status')
+        .select('d.attempt', 'd.status')
+        .count('* as n');
+      console.log('webhook deliveries by attempt and status:', deliveries.map((d) => `#${d.attempt} ${d.status} ${d.n}`).join(', '));
+    }
     const failures: string[] = [];
     if (status !== 'completed') failures.push(`the campaign is ${status}, not completed (${unfinished} contacts unfinished)`);
     if (lost > 0) failures.push(`${lost} lost dials`);
