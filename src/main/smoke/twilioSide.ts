@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import type { CallInstance } from 'twilio/lib/rest/api/v2010/account/call';
+import { deleteTwilioRecording } from '../../adapters/carrier/twilio/recordings';
 import type { ActiveLine, Loop } from './loop';
 import type { Receiver } from './receiver';
 import { eventually, type Log } from './runner';
@@ -17,6 +18,8 @@ export interface TwilioSession extends Loop {
   refusing: RefusingNumber;
   /** The shared call of the `transfers` and `refetch` checks (twilioTransfers.ts). */
   transferRun?: Promise<unknown>;
+  /** The `recording_url`s the `inbound-recording` check saw (the `delete-recording` check deletes them at Twilio). */
+  recordings?: string[];
 }
 
 export function twilioClient(env: NodeJS.ProcessEnv): TwilioClient {
@@ -97,6 +100,32 @@ export async function recordingBehind(
   if (!sid) throw new Error(`recording_url ${recordingUrl} names no Twilio recording (RE…)`);
   const recording = await client.recordings(sid).fetch();
   return { sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
+}
+
+/**
+ * Deletes the recording behind a `recording_url` at Twilio as the worker does, through the adapter's own
+ * `deleteTwilioRecording` (src/adapters/carrier/twilio/recordings.ts) with the live account; then waits until Twilio no
+ * longer has it (fetching it is its 404), and deletes it again, which must succeed as well (a retried delete).
+ */
+export async function deleteRecordingAtTwilio(client: TwilioClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
+  const account = { accountSid: env.TWILIO_LIVE_ACCOUNT_SID!.trim(), authToken: env.TWILIO_LIVE_AUTH_TOKEN!.trim() };
+  const { sid } = await recordingBehind(client, recordingUrl);
+  await deleteTwilioRecording(client, account, undefined, recordingUrl);
+  await eventually(
+    `Twilio no longer having recording ${sid}`,
+    async () => {
+      try {
+        await client.recordings(sid).fetch();
+        return undefined;
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return true;
+        throw err;
+      }
+    },
+    { timeoutMs: 60_000, everyMs: 3_000 },
+  );
+  await deleteTwilioRecording(client, account, undefined, recordingUrl);
+  return sid;
 }
 
 /**
