@@ -453,10 +453,11 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       if (!recordings.has(recordingPath[1])) return error(res, 404, 'Resource not found');
       return ok(res, recordingData(recordingPath[1]));
     }
-    // `DeleteRecording` (developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording, the published
-    // OpenAPI of team-telnyx/openapi `openapi/spec3.yml`): "Permanently deletes a call recording", answered 200 with the
-    // deleted resource (`RecordingResponseBody`, `{data}`); one Telnyx does not have (deleted before included) is 404
-    // `call-recordings_NotFoundResponse`, Telnyx's error envelope; its download links then refuse as an unknown object.
+    // `DeleteRecording` of Telnyx's OpenAPI `real-time-communications/call-recordings.yml`, as published at
+    // developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording: "Permanently deletes a call
+    // recording", answered 200 with the deleted resource (`RecordingResponseBody`, `{data}`); one Telnyx does not have
+    // (deleted before included) is 404 `call-recordings_NotFoundResponse`, Telnyx's error envelope, and 401 a key it
+    // refuses (`call-recordings_UnauthorizedResponse`, as every request here); its download links then refuse.
     if (req.method === 'DELETE' && recordingPath) {
       if (!recordings.has(recordingPath[1])) return error(res, 404, 'Resource not found');
       const deleted = { data: recordingData(recordingPath[1]) } satisfies RecordingResponse;

@@ -42,8 +42,9 @@ export async function openTelnyxRecording(settings: { apiKey: string; baseUrl?: 
 /**
  * Deletes a call's recording at Telnyx through the official client (`client` built with `settings`' key and base URL):
  * `recordings.delete(id)`, Telnyx's `DeleteRecording`, `DELETE /v2/recordings/{recording_id}` ("Permanently deletes a
- * call recording": 200 with the deleted resource; 401, 404 Telnyx's error envelope; team-telnyx/openapi
- * `openapi/spec3.yml`, as developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording publishes it).
+ * call recording": 200 with the deleted resource; 401, 404 Telnyx's error envelope; Telnyx's OpenAPI
+ * `real-time-communications/call-recordings.yml`, operation `DeleteRecording`, as
+ * developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording publishes it).
  * A recording Telnyx does not have (deleted before: 404) is done; a key it refuses (401, 403) a `CarrierAuthError`;
  * another 4xx a refusal; 408, 429, 5xx and network failures plain errors (retried).
  */
