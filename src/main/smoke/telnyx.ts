@@ -79,8 +79,8 @@ const deleteRecordingCheck: Check<TelnyxSession> = {
   async run(session) {
     // The recording check's recording; without it (not selected, or failed), a recorded call of its own.
     session.recording ??= (await recordedCall(session, ['a'], 4 * 60_000)).recorded[0].recording_url;
-    const id = await deleteRecordingAtTelnyx(session.telnyx, session.recording);
-    return `deleted recording ${id} at Telnyx (then 404 to a retrieve); deleting it again succeeded`;
+    const id = await deleteRecordingAtTelnyx(session.telnyx, session.env, session.recording);
+    return `deleted recording ${id} at Telnyx (then refused to read, 404 to a retrieve); deleting it again succeeded`;
   },
 };
 

@@ -1,5 +1,6 @@
 import Telnyx from 'telnyx';
-import { deleteTelnyxRecording } from '../../adapters/carrier/telnyx/recordings';
+import { CarrierRejectedError } from '../../adapters/carrier/port';
+import { deleteTelnyxRecording, openTelnyxRecording } from '../../adapters/carrier/telnyx/recordings';
 import type { Loop } from './loop';
 import { eventually } from './runner';
 
@@ -102,16 +103,23 @@ export async function recordingBehind(
 
 /**
  * Deletes the recording behind a `recording_url` at Telnyx as the worker does, through the adapter's own
- * `deleteTelnyxRecording` (src/adapters/carrier/telnyx/recordings.ts) with the deployment's key; then waits until Telnyx
- * no longer has it (retrieving it is its 404), and deletes it again, which must succeed as well (a retried delete).
+ * `deleteTelnyxRecording` (src/adapters/carrier/telnyx/recordings.ts) with the deployment's key; then waits until reading
+ * it is refused as the portal would read it (`openTelnyxRecording`) and retrieving it is Telnyx's 404, and deletes it
+ * again, which must succeed as well (a retried delete).
  */
-export async function deleteRecordingAtTelnyx(client: TelnyxClient, recordingUrl: string): Promise<string> {
+export async function deleteRecordingAtTelnyx(client: TelnyxClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
   const id = /\/v2\/recordings\/([0-9a-zA-Z-]+)$/.exec(recordingUrl)?.[1];
   if (!id) throw new Error(`recording_url ${recordingUrl} is not a Telnyx recording resource: nothing Switchboard would delete`);
   await deleteTelnyxRecording(client, {}, recordingUrl);
   await eventually(
     `Telnyx no longer having recording ${id}`,
     async () => {
+      try {
+        (await openTelnyxRecording({ apiKey: env.TELNYX_API_KEY!.trim() }, recordingUrl)).body.destroy();
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof CarrierRejectedError)) throw err;
+      }
       try {
         await client.recordings.retrieve(id);
         return undefined;

@@ -94,7 +94,7 @@ const deleteRecordingCheck: Check<TwilioSession> = {
     session.recordings ??= (await recordedCall(session, ['a'], 3 * 60_000)).recorded.map((call) => call.recording_url);
     const deleted: string[] = [];
     for (const recordingUrl of session.recordings) deleted.push(await deleteRecordingAtTwilio(session.twilio, session.env, recordingUrl));
-    return `deleted ${deleted.join(' and ')} at Twilio (then 404 to a fetch); deleting each again succeeded`;
+    return `deleted ${deleted.join(' and ')} at Twilio; deleting each again succeeded`;
   },
 };
 

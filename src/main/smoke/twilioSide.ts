@@ -1,6 +1,7 @@
 import twilio from 'twilio';
 import type { CallInstance } from 'twilio/lib/rest/api/v2010/account/call';
-import { deleteTwilioRecording } from '../../adapters/carrier/twilio/recordings';
+import { CarrierRejectedError } from '../../adapters/carrier/port';
+import { deleteTwilioRecording, openTwilioRecording } from '../../adapters/carrier/twilio/recordings';
 import type { ActiveLine, Loop } from './loop';
 import type { Receiver } from './receiver';
 import { eventually, type Log } from './runner';
@@ -104,28 +105,37 @@ export async function recordingBehind(
 
 /**
  * Deletes the recording behind a `recording_url` at Twilio as the worker does, through the adapter's own
- * `deleteTwilioRecording` (src/adapters/carrier/twilio/recordings.ts) with the live account; then waits until Twilio no
- * longer has it (fetching it is its 404), and deletes it again, which must succeed as well (a retried delete).
+ * `deleteTwilioRecording` (src/adapters/carrier/twilio/recordings.ts) with the live account; then waits until reading its
+ * media is refused as the portal would read it (`openTwilioRecording`), and deletes it again, which must succeed as
+ * well (a retried delete). Twilio keeps a deleted Recording's metadata 40 days (status `deleted`, twilio-oai
+ * `recording_enum_status`): what a fetch of it then answers is reported, not judged.
  */
 export async function deleteRecordingAtTwilio(client: TwilioClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
   const account = { accountSid: env.TWILIO_LIVE_ACCOUNT_SID!.trim(), authToken: env.TWILIO_LIVE_AUTH_TOKEN!.trim() };
   const { sid } = await recordingBehind(client, recordingUrl);
   await deleteTwilioRecording(client, account, undefined, recordingUrl);
   await eventually(
-    `Twilio no longer having recording ${sid}`,
+    `Twilio refusing the media of deleted recording ${sid}`,
     async () => {
       try {
-        await client.recordings(sid).fetch();
+        (await openTwilioRecording(account, undefined, recordingUrl)).body.destroy();
         return undefined;
       } catch (err) {
-        if ((err as { status?: number }).status === 404) return true;
+        if (err instanceof CarrierRejectedError) return true;
         throw err;
       }
     },
     { timeoutMs: 60_000, everyMs: 3_000 },
   );
+  const metadata = await client
+    .recordings(sid)
+    .fetch()
+    .then(
+      (recording) => `status ${recording.status}`,
+      (err: { status?: number }) => `${err.status ?? 'error'}`,
+    );
   await deleteTwilioRecording(client, account, undefined, recordingUrl);
-  return sid;
+  return `${sid} (media refused, a fetch answers ${metadata})`;
 }
 
 /**
