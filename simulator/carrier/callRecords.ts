@@ -97,6 +97,8 @@ export interface LiveCall {
   speechTimer: NodeJS.Timeout | null;
   /** Asked to record (`record: true` on place or answer). */
   recording: boolean;
+  /** The customer deleted the recording (`DELETE /recordings/{carrier_call_id}.wav`): it is served no more. */
+  recordingDeleted?: boolean;
   /** DTMF digits played on the call, in order. */
   dtmf: DtmfRecord[];
   /** The callee hangs up this long after answering (its destination's `hang_up_after_ms`); null: they stay on. */

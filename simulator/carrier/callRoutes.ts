@@ -126,6 +126,19 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
     ctx.length = wav.length;
     ctx.body = wav.body;
   });
+
+  // The customer deletes a recording (as Twilio's and Telnyx's recording DELETE): 204, then it is gone; 404 for one the
+  // store does not have (deleted before included); 409 while its call goes on (bearer checked by `requireControlToken`).
+  router.delete('/recordings/:file', async (ctx) => {
+    const match = /^(.+)\.wav$/.exec(ctx.params.file);
+    const outcome = match ? calls.deleteRecording(match[1]) : 'not_found';
+    if (outcome === 'deleted') {
+      ctx.status = 204;
+      return;
+    }
+    ctx.status = outcome === 'not_ended' ? 409 : 404;
+    ctx.body = { error: outcome === 'not_ended' ? 'the call is not ended' : 'no such recording' };
+  });
 }
 
 /** How many `then` settings a destination may chain (busy, busy, then answer...). */

@@ -354,8 +354,28 @@ export class CallSimulatorState {
    */
   recording(carrierCallId: string): { answeredAt: number; endedAt: number } | null {
     const call = this.byCarrierId.get(carrierCallId);
-    if (!call || !call.recording || call.record.state !== 'ended' || !call.record.answered_at || !call.record.ended_at) return null;
+    if (
+      !call ||
+      !call.recording ||
+      call.recordingDeleted ||
+      call.record.state !== 'ended' ||
+      !call.record.answered_at ||
+      !call.record.ended_at
+    )
+      return null;
     return { answeredAt: Date.parse(call.record.answered_at), endedAt: Date.parse(call.record.ended_at) };
+  }
+
+  /**
+   * The customer deletes a recording from the media store: it is never served again. `not_found` for one that does not
+   * exist (unknown, unrecorded or unanswered call, or deleted before); `not_ended` while its call goes on (not yet stored).
+   */
+  deleteRecording(carrierCallId: string): 'deleted' | 'not_found' | 'not_ended' {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call || !call.recording || call.recordingDeleted || !call.record.answered_at) return 'not_found';
+    if (call.record.state !== 'ended') return 'not_ended';
+    call.recordingDeleted = true;
+    return 'deleted';
   }
 
   /** `{recording_url}` for a recorded call that was answered (spread into `call.completed`); else nothing. */

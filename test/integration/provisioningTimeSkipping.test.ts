@@ -60,6 +60,9 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
     async openRecording(): Promise<never> {
       throw new Error('no recordings in this test');
     },
+    async deleteRecording(): Promise<never> {
+      throw new Error('no recordings in this test');
+    },
   });
 
   /** Runs the line's provisioning workflow on a worker of the real activities with `carrier`. */

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
 import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
 import type { MessageSendParams, MessageSendResponse, OutboundMessagePayload } from 'telnyx/resources/messages/messages';
-import type { RecordingResponseData } from 'telnyx/resources/recordings/recordings';
+import type { RecordingResponse, RecordingResponseData } from 'telnyx/resources/recordings/recordings';
 import type { CallHangup } from 'telnyx/resources/webhooks';
 import type { CallDialParams, CallDialResponse } from 'telnyx/resources/calls/calls';
 import type {
@@ -46,7 +46,7 @@ import { createDb, type Db } from '../../src/platform/db/knex';
  * messaging webhook up to 3 times per URL; duplicates on demand (`webhooks.duplicate`). Their payloads, and the
  * REST answers below, are typed with the `telnyx` package's own types, so a field Telnyx does not send fails to
  * type-check; every signed webhook is also verified by the package's `webhooks.unwrap` (`webhooks.oracleFailures`).
- * Recordings: `GET /v2/recordings/{id}` and `GET /v2/recordings?filter[call_leg_id|call_session_id|call_control_id]=`;
+ * Recordings: `GET|DELETE /v2/recordings/{id}` and `GET /v2/recordings?filter[call_leg_id|call_session_id|call_control_id]=`;
  * `call.recording.saved` carries what Telnyx documents (no `call_control_id`, no recording id).
  * Messages: `POST /v2/messages` (with `webhook_failover_url`), receipts `message.sent` then `message.finalized`
  * with the status `scriptMessages` says (default `delivered`), before the send is answered if it says so.
@@ -452,6 +452,19 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     if (req.method === 'GET' && recordingPath) {
       if (!recordings.has(recordingPath[1])) return error(res, 404, 'Resource not found');
       return ok(res, recordingData(recordingPath[1]));
+    }
+    // `DeleteRecording` of Telnyx's OpenAPI `real-time-communications/call-recordings.yml`, as published at
+    // developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording: "Permanently deletes a call
+    // recording", answered 200 with the deleted resource (`RecordingResponseBody`, `{data}`); one Telnyx does not have
+    // (deleted before included) is 404 `call-recordings_NotFoundResponse`, Telnyx's error envelope, and 401 a key it
+    // refuses (`call-recordings_UnauthorizedResponse`, as every request here); its download links then refuse.
+    if (req.method === 'DELETE' && recordingPath) {
+      if (!recordings.has(recordingPath[1])) return error(res, 404, 'Resource not found');
+      const deleted = { data: recordingData(recordingPath[1]) } satisfies RecordingResponse;
+      recordings.delete(recordingPath[1]);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(deleted));
+      return;
     }
     // The Call Control application (TELNYX_CONNECTION_ID) and where it sends webhooks.
     const application = /^\/v2\/call_control_applications\/([^/]+)$/.exec(path);

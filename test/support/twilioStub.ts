@@ -794,6 +794,14 @@ export async function startTwilioStub(
         wav.body.pipe(res);
         return;
       }
+      // Recording delete (twilio-oai `DeleteRecording`, test/support/twilioContractSchemas.ts): 204 without a body, then the
+      // Recording and its media are gone; one Twilio does not have (deleted before included) is its 404 (20404).
+      if ((match = /^\/Recordings\/(RE[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'DELETE') {
+        if (!recordings.delete(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       if (rest === '/Messages.json' && req.method === 'POST') {
         const to = one(params.To);
         const from = one(params.From);

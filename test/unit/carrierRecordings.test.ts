@@ -3,8 +3,9 @@ import { createDb } from '../../src/platform/db/knex';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { getFromCarrier, recordingOf } from '../../src/adapters/carrier/recordingFetch';
-import { CarrierRejectedError, type CarrierRecording } from '../../src/adapters/carrier/port';
-import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
+import { CarrierAuthError, CarrierRejectedError, type CarrierRecording } from '../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { TwilioCarrier } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
 import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
@@ -84,6 +85,55 @@ describe('carrier recordings (Twilio and Telnyx contract stubs)', () => {
       const unknown = `${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE${'0'.repeat(32)}`;
       await expect(carrier.openRecording({ callId: CALL_ID, recordingUrl: unknown })).rejects.toBeInstanceOf(CarrierRejectedError);
     });
+
+    it('deletes the Recording (DeleteRecording): opening it is refused afterwards, and deleting it again succeeds', async () => {
+      const recordingUrl = stub.addRecording('CA' + '4'.repeat(32), 250);
+      const resource = new URL(recordingUrl).pathname;
+      await expectWav(await carrier.openRecording({ callId: CALL_ID, recordingUrl }), 250);
+      await carrier.deleteRecording({ callId: CALL_ID, recordingUrl });
+      expect(stub.recordings.has(resource.slice(-34))).toBe(false);
+      await expect(carrier.openRecording({ callId: CALL_ID, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      // Twilio answers a Recording it no longer has 404 (20404): already done.
+      await carrier.deleteRecording({ callId: CALL_ID, recordingUrl });
+      // Twilio's own RecordingUrl (api.twilio.com) is deleted at the configured API, as it is read.
+      await carrier.deleteRecording({ callId: CALL_ID, recordingUrl: `https://api.twilio.com${resource}` });
+      expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        `GET ${resource}.wav`,
+        `DELETE ${resource}.json`,
+        `GET ${resource}.wav`,
+        `DELETE ${resource}.json`,
+        `DELETE ${resource}.json`,
+      ]);
+    });
+
+    it('deletes nothing with credentials Twilio refuses: a CarrierAuthError naming 20003, and the recording stays', async () => {
+      const recordingUrl = stub.addRecording('CA' + '5'.repeat(32), 250);
+      const wrong = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: 'f'.repeat(32) },
+        publicBaseUrl: 'http://127.0.0.1:9/base',
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay: { send: async () => undefined },
+        attempts: memoryCreateAttempts(),
+      });
+      const refused = await wrong.deleteRecording({ callId: CALL_ID, recordingUrl }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(CarrierAuthError);
+      expect(refused).toMatchObject({ refusal: { provider: 'twilio', code: '20003' } });
+      await expectWav(await carrier.openRecording({ callId: CALL_ID, recordingUrl }), 250);
+    });
+
+    it('refuses to delete, without any request, a URL on another host, of another account or not a Recording', async () => {
+      const own = new URL(stub.addRecording('CA' + '6'.repeat(32)));
+      for (const recordingUrl of [
+        `http://169.254.169.254${own.pathname}`,
+        `http://user:pass@${own.host}${own.pathname}`,
+        `${own.origin}${own.pathname.replace(stub.accountSid, 'AC' + 'f'.repeat(32))}`,
+        `${own.origin}/2010-04-01/Accounts/${stub.accountSid}/Calls/CA${'6'.repeat(32)}.json`,
+        'not a url',
+      ])
+        await expect(carrier.deleteRecording({ callId: CALL_ID, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      expect(stub.requests).toEqual([]);
+    });
   });
 
   describe('Telnyx', () => {
@@ -127,6 +177,54 @@ describe('carrier recordings (Twilio and Telnyx contract stubs)', () => {
       expect(stub.requests).toEqual([]);
     });
 
+    it('deletes the recording (DELETE /v2/recordings/{id}): opening it is refused afterwards, deleting it again succeeds', async () => {
+      const id = stub.addRecording('v3:call-3', 250);
+      const recordingUrl = `https://api.telnyx.com/v2/recordings/${id}`;
+      const before = await carrier.openRecording({ callId: CALL_ID, recordingUrl });
+      const download = stub.requests[1];
+      await expectWav(before, 250);
+      await carrier.deleteRecording({ callId: CALL_ID, recordingUrl });
+      expect(stub.recordings.has(id)).toBe(false);
+      await expect(carrier.openRecording({ callId: CALL_ID, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      // The download link handed out before no longer serves it either.
+      expect((await fetch(`${stub.url}${download.path}${download.query}`)).status).toBe(403);
+      // Telnyx answers a recording it no longer has 404: already done.
+      await carrier.deleteRecording({ callId: CALL_ID, recordingUrl });
+      expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        `GET /v2/recordings/${id}`,
+        `GET /storage/recordings/${id}.wav`,
+        `DELETE /v2/recordings/${id}`,
+        `GET /v2/recordings/${id}`,
+        `GET /storage/recordings/${id}.wav`,
+        `DELETE /v2/recordings/${id}`,
+      ]);
+    });
+
+    it('deletes nothing with a key Telnyx refuses: a CarrierAuthError, and the recording stays', async () => {
+      const id = stub.addRecording('v3:call-4', 250);
+      const recordingUrl = `https://api.telnyx.com/v2/recordings/${id}`;
+      const wrong = telnyxCarrierOn(stub, db, { apiKey: 'KEY-not-this-account' });
+      const refused = await wrong.deleteRecording({ callId: CALL_ID, recordingUrl }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(CarrierAuthError);
+      expect(refused).toMatchObject({ refusal: { provider: 'telnyx' } });
+      expect(stub.recordings.has(id)).toBe(true);
+    });
+
+    it('refuses to delete, without any request, a URL on another host or not a recording resource', async () => {
+      const id = stub.addRecording('v3:call-5');
+      for (const recordingUrl of [
+        `https://evil.example.test/v2/recordings/${id}`,
+        `http://169.254.169.254/v2/recordings/${id}`,
+        `https://api.telnyx.com/v2/calls/${id}`,
+        `https://api.telnyx.com/v2/recordings/${id}/../../calls`,
+        `${stub.url}/storage/recordings/${id}.wav`,
+        'not a url',
+      ])
+        await expect(carrier.deleteRecording({ callId: CALL_ID, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      expect(stub.requests).toEqual([]);
+      expect(stub.recordings.has(id)).toBe(true);
+    });
+
     it('reports a recording Telnyx does not have as a refusal', async () => {
       await expect(
         carrier.openRecording({
@@ -134,6 +232,107 @@ describe('carrier recordings (Twilio and Telnyx contract stubs)', () => {
           recordingUrl: 'https://api.telnyx.com/v2/recordings/00000000-0000-4000-8000-000000000000',
         }),
       ).rejects.toBeInstanceOf(CarrierRejectedError);
+    });
+  });
+
+  describe('a failed delete, on every adapter: retried or not as the carrier answered', () => {
+    let server: http.Server;
+    let url: string;
+    /** The status the next DELETE is answered with, in its carrier's error envelope (none: the carrier's empty success). */
+    let status = 204;
+    const asked: string[] = [];
+    const db = createDb('postgres://127.0.0.1:9/unused');
+    const accountSid = 'AC' + '7'.repeat(32);
+    beforeAll(async () => {
+      server = http.createServer((req, res) => {
+        asked.push(`${req.method} ${req.url}`);
+        const twilio = req.url?.startsWith('/2010-04-01/');
+        const body =
+          status < 300
+            ? ''
+            : JSON.stringify(
+                twilio ? { code: 20000 + status, message: 'refused', status } : { errors: [{ code: String(status), title: 'refused' }] },
+              );
+        res.writeHead(status, body ? { 'content-type': 'application/json' } : {});
+        res.end(body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    });
+
+    /** Each adapter pointed at `base` (the scripted server, or a port nothing listens on), and a recording URL of it there. */
+    const adapters = (base: string) => [
+      {
+        name: 'simulator',
+        carrier: new SimulatorCarrier(base, 'key'),
+        recordingUrl: `${base}/recordings/CA${'7'.repeat(32)}.wav`,
+      },
+      {
+        name: 'twilio',
+        carrier: new TwilioCarrier({
+          account: { accountSid, authToken: 'token' },
+          publicBaseUrl: 'http://127.0.0.1:9/base',
+          mode: 'live',
+          apiBaseUrl: base,
+          relay: { send: async () => undefined },
+          attempts: memoryCreateAttempts(),
+        }),
+        recordingUrl: `${base}/2010-04-01/Accounts/${accountSid}/Recordings/RE${'7'.repeat(32)}`,
+      },
+      {
+        name: 'telnyx',
+        carrier: new TelnyxCarrier(
+          { apiKey: 'key', baseUrl: `${base}/v2`, connectionId: 'conn-1', messagingProfileId: 'profile-1', webhookUrl: `${base}/sink` },
+          { db },
+        ),
+        recordingUrl: `${base}/v2/recordings/${'7'.repeat(8)}-0000-4000-8000-000000000000`,
+      },
+    ];
+    /** What the delete came to: done, or the kind of error. */
+    const outcome = async (carrier: { deleteRecording: TelnyxCarrier['deleteRecording'] }, recordingUrl: string) => {
+      try {
+        await carrier.deleteRecording({ callId: CALL_ID, recordingUrl });
+        return 'done';
+      } catch (err) {
+        if (err instanceof CarrierAuthError) return 'auth';
+        return err instanceof CarrierRejectedError ? 'refused' : 'retry';
+      }
+    };
+
+    it('done on 2xx and 404; a CarrierAuthError on 401 and 403; a refusal on another 4xx; a plain error on 408, 429 and 5xx', async () => {
+      const expected: Record<number, string> = {
+        204: 'done',
+        404: 'done',
+        401: 'auth',
+        403: 'auth',
+        400: 'refused',
+        408: 'retry',
+        429: 'retry',
+        500: 'retry',
+        503: 'retry',
+      };
+      for (const { name, carrier, recordingUrl } of adapters(url)) {
+        const seen: Record<number, string> = {};
+        for (const answer of Object.keys(expected).map(Number)) {
+          status = answer === 204 && name === 'telnyx' ? 200 : answer;
+          asked.length = 0;
+          seen[answer] = await outcome(carrier, recordingUrl);
+          // One request each: the adapters leave retries to the activity that called.
+          expect([name, answer, asked.length]).toEqual([name, answer, 1]);
+          expect(asked[0]).toMatch(/^DELETE /);
+        }
+        expect([name, seen]).toEqual([name, expected]);
+      }
+    });
+
+    it('a carrier that cannot be reached is a plain error (retried)', async () => {
+      for (const { name, carrier, recordingUrl } of adapters('http://127.0.0.1:9'))
+        expect([name, await outcome(carrier, recordingUrl)]).toEqual([name, 'retry']);
     });
   });
 

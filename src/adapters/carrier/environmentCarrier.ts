@@ -78,6 +78,10 @@ export class EnvironmentCarrier implements port.CarrierAdapter {
     return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).openRecording(request);
   }
 
+  async deleteRecording(request: { callId: string; recordingUrl: string }): Promise<void> {
+    return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).deleteRecording(request);
+  }
+
   private byCarrierCall(carrierCallId: string): Promise<port.CarrierAdapter> {
     return this.pick(this.lookup.ofCarrierCall(carrierCallId), carrierCallId);
   }

@@ -170,6 +170,15 @@ export interface CarrierAdapter {
    * (`MAX_RECORDING_BYTES`); a recording the carrier does not have is a `CarrierRejectedError` too.
    */
   openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording>;
+  /**
+   * Deletes the carrier's copy of a call's recording (`recordingUrl` as `openRecording` takes it), with the adapter's
+   * own credentials; afterwards `openRecording` of it is refused. Callers delete only once their own copy is verified:
+   * the carrier keeps nothing after this. Idempotent: a recording the carrier no longer has (deleted before, or
+   * expired by its retention) is success. A URL off the carrier's own configured host, or not one of its recordings,
+   * is a `CarrierRejectedError` before any request; credentials the carrier refuses are a `CarrierAuthError`; any
+   * other refusal a `CarrierRejectedError`; network failures, timeouts, 408, 429 and 5xx plain errors (retry them).
+   */
+  deleteRecording(request: { callId: string; recordingUrl: string }): Promise<void>;
 }
 
 /** A recording's audio as the carrier serves it: read `body` once (it errors past the size cap). */
@@ -285,6 +294,18 @@ export class CarrierRejectedError extends Error {
   ) {
     super(message);
     this.name = 'CarrierRejectedError';
+  }
+}
+
+/**
+ * The carrier refused the adapter's credentials (401), or they may not do this (403): asking again changes nothing until
+ * the operator fixes the carrier settings. A `CarrierRejectedError`, so every caller that stops on a refusal stops on it;
+ * one that would rather wait for the operator (a copy that deletes the carrier's recording) can tell it apart.
+ */
+export class CarrierAuthError extends CarrierRejectedError {
+  constructor(message: string, refusal?: CarrierRefusal) {
+    super(message, refusal);
+    this.name = 'CarrierAuthError';
   }
 }
 

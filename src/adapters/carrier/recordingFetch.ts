@@ -1,6 +1,6 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { CarrierRejectedError, MAX_RECORDING_BYTES, type CarrierRecording } from './port';
+import { CarrierAuthError, CarrierRejectedError, MAX_RECORDING_BYTES, type CarrierRecording, type CarrierRefusal } from './port';
 
 /** How long one recording request may take, its body included. */
 export const RECORDING_TIMEOUT_MS = 60_000;
@@ -34,6 +34,28 @@ export async function getFromCarrier(
   if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
     throw new CarrierRejectedError(`the carrier refused ${what}: ${res.status}`);
   throw new Error(`carrier error on ${what}: ${res.status}`);
+}
+
+/**
+ * DELETEs `url` with a timeout. 2xx, and 404 or 410 (the carrier no longer has it), are done; 401 and 403 a
+ * `CarrierAuthError`; another 4xx (but 408, 429) a `CarrierRejectedError`; anything else a plain error (retried).
+ */
+export async function deleteAtCarrier(
+  url: URL,
+  headers: Record<string, string>,
+  what: string,
+  provider: CarrierRefusal['provider'],
+  timeoutMs = RECORDING_TIMEOUT_MS,
+): Promise<void> {
+  const res = await fetch(url, { method: 'DELETE', headers, signal: AbortSignal.timeout(timeoutMs) });
+  await res.body?.cancel();
+  if (res.ok || res.status === 404 || res.status === 410) return;
+  const refusal = { provider, code: String(res.status) };
+  if (res.status === 401 || res.status === 403)
+    throw new CarrierAuthError(`the carrier refused the credentials to delete ${what}: ${res.status}`, refusal);
+  if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
+    throw new CarrierRejectedError(`the carrier refused to delete ${what}: ${res.status}`, refusal);
+  throw new Error(`carrier error deleting ${what}: ${res.status}`);
 }
 
 /** A media answer as a `CarrierRecording`, refused when announced too large and cut with an error once it grows past the cap. */

@@ -1,7 +1,7 @@
 import { parseJsonObject } from '../../platform/json';
 import type * as port from './port';
 import { CarrierRejectedError, NumberUnavailableError } from './port';
-import { getFromCarrier, onCarrierOrigin, recordingOf } from './recordingFetch';
+import { deleteAtCarrier, getFromCarrier, onCarrierOrigin, recordingOf } from './recordingFetch';
 import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
@@ -116,10 +116,21 @@ export class SimulatorCarrier implements port.CarrierAdapter {
 
   /** The simulator's media store: `<simulator>/recordings/<carrier call id>.wav`, read with the carrier bearer. */
   async openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
-    const url = onCarrierOrigin(request.recordingUrl, this.baseUrl);
-    if (!/^\/recordings\/[^/]+\.wav$/.test(url.pathname)) throw new CarrierRejectedError('not a recording of the simulator');
-    const res = await getFromCarrier(url, { authorization: `Bearer ${this.apiKey}` }, 'the recording');
+    const res = await getFromCarrier(this.recordingAt(request.recordingUrl), { authorization: `Bearer ${this.apiKey}` }, 'the recording');
     return recordingOf(res, 'audio/wav');
+  }
+
+  /** `DELETE <simulator>/recordings/<carrier call id>.wav` with the carrier bearer: 204, or 404 once it is gone (done). */
+  async deleteRecording(request: { callId: string; recordingUrl: string }): Promise<void> {
+    const url = this.recordingAt(request.recordingUrl);
+    await deleteAtCarrier(url, { authorization: `Bearer ${this.apiKey}` }, 'the recording', 'simulator', this.timeoutMs);
+  }
+
+  /** A recording URL of the simulator's media store on its own origin, or a refusal before any request. */
+  private recordingAt(recordingUrl: string): URL {
+    const url = onCarrierOrigin(recordingUrl, this.baseUrl);
+    if (!/^\/recordings\/[^/]+\.wav$/.test(url.pathname)) throw new CarrierRejectedError('not a recording of the simulator');
+    return new URL(url.pathname, url.origin);
   }
 
   /** `refusal` may turn a 4xx answer into a more precise error than `CarrierRejectedError`. */

@@ -2,7 +2,16 @@ import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, recordedCall } from 
 import { eventually, expectThat, fail, skip, type Check, type ProviderKit } from './runner';
 import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
-import { campaignOf, connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
+import {
+  campaignOf,
+  connectionOf,
+  deleteRecordingAtTelnyx,
+  deliveriesMentioning,
+  numberAt,
+  recordingBehind,
+  telnyxClient,
+  type TelnyxSession,
+} from './telnyxSide';
 import { bargeInCheck, longSpeechCheck } from './telnyxSpeech';
 import { leaveVoicemail } from './voicemail';
 
@@ -54,7 +63,24 @@ const recordingCheck: Check<TelnyxSession> = {
     // NaN: a link to the audio itself, whose length Telnyx does not say.
     expectThat(!(recording.seconds <= 0), `Telnyx recording ${recording.id} lasts ${recording.seconds} s`);
     expectThat(recording.downloads.length > 0, `Telnyx recording ${recording.id} has no download URL`);
+    session.recording = call.recording_url;
     return `recording_url ${call.recording_url}: ${Number.isNaN(recording.seconds) ? 'audio' : `${recording.seconds} s`}, downloadable`;
+  },
+};
+
+const deleteRecordingCheck: Check<TelnyxSession> = {
+  id: 'delete-recording',
+  title: "The run's recording is deleted at Telnyx as a workspace that deletes the carrier's copy has it deleted",
+  budgetMs: 6 * 60_000,
+  optIn: {
+    name: 'SMOKE_DELETE_RECORDING',
+    what: "`yes` deletes the recording the recording check made, at Telnyx, through the worker's own deleteRecording",
+  },
+  async run(session) {
+    // The recording check's recording; without it (not selected, or failed), a recorded call of its own.
+    session.recording ??= (await recordedCall(session, ['a'], 4 * 60_000)).recorded[0].recording_url;
+    const id = await deleteRecordingAtTelnyx(session.telnyx, session.env, session.recording);
+    return `deleted recording ${id} at Telnyx (then refused to read, 404 to a retrieve); deleting it again succeeded`;
   },
 };
 
@@ -124,6 +150,7 @@ export const telnyxKit: ProviderKit<TelnyxSession> = {
   checks: [
     numbersCheck,
     recordingCheck,
+    deleteRecordingCheck,
     voicemailCheck,
     longSpeechCheck,
     bargeInCheck,

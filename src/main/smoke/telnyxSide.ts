@@ -1,4 +1,6 @@
 import Telnyx from 'telnyx';
+import { CarrierRejectedError } from '../../adapters/carrier/port';
+import { deleteTelnyxRecording, openTelnyxRecording } from '../../adapters/carrier/telnyx/recordings';
 import type { Loop } from './loop';
 import { eventually } from './runner';
 
@@ -17,6 +19,8 @@ export interface TelnyxSession extends Loop {
   startedAt: Date;
   /** Set while the duplicates check has the connection pointed at the kit; close() calls it if a check could not. */
   restoreConnection?: () => Promise<void>;
+  /** The `recording_url` the `recording` check saw (the `delete-recording` check deletes it at Telnyx). */
+  recording?: string;
 }
 
 export function telnyxClient(env: NodeJS.ProcessEnv): TelnyxClient {
@@ -95,6 +99,39 @@ export async function recordingBehind(
   const { data } = await client.recordings.retrieve(id);
   const downloads = Object.values(data?.download_urls ?? {}).filter((u): u is string => typeof u === 'string' && u !== '');
   return { id, seconds: Math.round((data?.duration_millis ?? 0) / 1000), downloads };
+}
+
+/**
+ * Deletes the recording behind a `recording_url` at Telnyx as the worker does, through the adapter's own
+ * `deleteTelnyxRecording` (src/adapters/carrier/telnyx/recordings.ts) with the deployment's key; then waits until reading
+ * it is refused as the portal would read it (`openTelnyxRecording`) and retrieving it is Telnyx's 404, and deletes it
+ * again, which must succeed as well (a retried delete).
+ */
+export async function deleteRecordingAtTelnyx(client: TelnyxClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
+  const id = /\/v2\/recordings\/([0-9a-zA-Z-]+)$/.exec(recordingUrl)?.[1];
+  if (!id) throw new Error(`recording_url ${recordingUrl} is not a Telnyx recording resource: nothing Switchboard would delete`);
+  await deleteTelnyxRecording(client, {}, recordingUrl);
+  await eventually(
+    `Telnyx no longer having recording ${id}`,
+    async () => {
+      try {
+        (await openTelnyxRecording({ apiKey: env.TELNYX_API_KEY!.trim() }, recordingUrl)).body.destroy();
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof CarrierRejectedError)) throw err;
+      }
+      try {
+        await client.recordings.retrieve(id);
+        return undefined;
+      } catch (err) {
+        if (err instanceof Telnyx.NotFoundError) return true;
+        throw err;
+      }
+    },
+    { timeoutMs: 60_000, everyMs: 3_000 },
+  );
+  await deleteTelnyxRecording(client, {}, recordingUrl);
+  return id;
 }
 
 /** The `c` (Switchboard call id) of a leg's client_state, which Switchboard sets on dial and answer. */

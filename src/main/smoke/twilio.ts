@@ -1,6 +1,15 @@
 import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, onCall, openLoop, recordedCall, speakFully } from './loop';
 import { expectThat, type Check, type ProviderKit } from './runner';
-import { answeredByOf, legsOf, recordingBehind, RefusingNumber, twilioClient, twilioRefusal, type TwilioSession } from './twilioSide';
+import {
+  answeredByOf,
+  deleteRecordingAtTwilio,
+  legsOf,
+  recordingBehind,
+  RefusingNumber,
+  twilioClient,
+  twilioRefusal,
+  type TwilioSession,
+} from './twilioSide';
 import { smsCheck } from './twilioSms';
 import { refetchCheck, transfersCheck } from './twilioTransfers';
 import { voicesCheck } from './twilioVoices';
@@ -67,7 +76,25 @@ const recordingCheck: Check<TwilioSession> = {
     expectThat(onB.callSid === b.sid, `B's recording ${onB.sid} belongs to Twilio call ${onB.callSid}, not B's leg ${b.sid}`);
     expectThat(onA.callSid === a.sid, `A's recording ${onA.sid} belongs to Twilio call ${onA.callSid}, not A's leg ${a.sid}`);
     expectThat(onB.status === 'completed' && onB.seconds > 0, `B's recording ${onB.sid} is ${onB.status}, ${onB.seconds} s`);
+    session.recordings = [inbound.recording_url, outbound.recording_url];
     return `inbound ${onB.sid} (${onB.seconds} s, ${onB.status}) and outbound ${onA.sid} (${onA.seconds} s) reached recording_url`;
+  },
+};
+
+const deleteRecordingCheck: Check<TwilioSession> = {
+  id: 'delete-recording',
+  title: "The run's recordings are deleted at Twilio as a workspace that deletes the carrier's copy has them deleted",
+  budgetMs: 5 * 60_000,
+  optIn: {
+    name: 'SMOKE_DELETE_RECORDING',
+    what: "`yes` deletes the recordings the inbound-recording check made, at Twilio, through the worker's own deleteRecording",
+  },
+  async run(session) {
+    // The inbound-recording check's recordings; without them (not selected, or failed), a recorded call of its own.
+    session.recordings ??= (await recordedCall(session, ['a'], 3 * 60_000)).recorded.map((call) => call.recording_url);
+    const deleted: string[] = [];
+    for (const recordingUrl of session.recordings) deleted.push(await deleteRecordingAtTwilio(session.twilio, session.env, recordingUrl));
+    return `deleted ${deleted.join(' and ')} at Twilio; deleting each again succeeded`;
   },
 };
 
@@ -89,7 +116,7 @@ export const twilioKit: ProviderKit<TwilioSession> = {
     },
   ],
   // `refetch` last: Twilio's Call Events of the transfers' call are readable 15 minutes after it.
-  checks: [amdCheck, voicemailCheck, transfersCheck, recordingCheck, voicesCheck, smsCheck, refetchCheck],
+  checks: [amdCheck, voicemailCheck, transfersCheck, recordingCheck, deleteRecordingCheck, voicesCheck, smsCheck, refetchCheck],
   costs:
     'two US local numbers for the lines (bought and released; Twilio bills each number a month at purchase), a third for the voicemail ' +
     'check’s mailbox, a fourth one as the refusing ' +

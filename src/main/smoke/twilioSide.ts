@@ -1,5 +1,7 @@
 import twilio from 'twilio';
 import type { CallInstance } from 'twilio/lib/rest/api/v2010/account/call';
+import { CarrierRejectedError } from '../../adapters/carrier/port';
+import { deleteTwilioRecording, openTwilioRecording } from '../../adapters/carrier/twilio/recordings';
 import type { ActiveLine, Loop } from './loop';
 import type { Receiver } from './receiver';
 import { eventually, type Log } from './runner';
@@ -17,6 +19,8 @@ export interface TwilioSession extends Loop {
   refusing: RefusingNumber;
   /** The shared call of the `transfers` and `refetch` checks (twilioTransfers.ts). */
   transferRun?: Promise<unknown>;
+  /** The `recording_url`s the `inbound-recording` check saw (the `delete-recording` check deletes them at Twilio). */
+  recordings?: string[];
 }
 
 export function twilioClient(env: NodeJS.ProcessEnv): TwilioClient {
@@ -97,6 +101,41 @@ export async function recordingBehind(
   if (!sid) throw new Error(`recording_url ${recordingUrl} names no Twilio recording (RE…)`);
   const recording = await client.recordings(sid).fetch();
   return { sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
+}
+
+/**
+ * Deletes the recording behind a `recording_url` at Twilio as the worker does, through the adapter's own
+ * `deleteTwilioRecording` (src/adapters/carrier/twilio/recordings.ts) with the live account; then waits until reading its
+ * media is refused as the portal would read it (`openTwilioRecording`), and deletes it again, which must succeed as
+ * well (a retried delete). Twilio keeps a deleted Recording's metadata 40 days (status `deleted`, twilio-oai
+ * `recording_enum_status`): what a fetch of it then answers is reported, not judged.
+ */
+export async function deleteRecordingAtTwilio(client: TwilioClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
+  const account = { accountSid: env.TWILIO_LIVE_ACCOUNT_SID!.trim(), authToken: env.TWILIO_LIVE_AUTH_TOKEN!.trim() };
+  const { sid } = await recordingBehind(client, recordingUrl);
+  await deleteTwilioRecording(client, account, undefined, recordingUrl);
+  await eventually(
+    `Twilio refusing the media of deleted recording ${sid}`,
+    async () => {
+      try {
+        (await openTwilioRecording(account, undefined, recordingUrl)).body.destroy();
+        return undefined;
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) return true;
+        throw err;
+      }
+    },
+    { timeoutMs: 60_000, everyMs: 3_000 },
+  );
+  const metadata = await client
+    .recordings(sid)
+    .fetch()
+    .then(
+      (recording) => `status ${recording.status}`,
+      (err: { status?: number }) => `${err.status ?? 'error'}`,
+    );
+  await deleteTwilioRecording(client, account, undefined, recordingUrl);
+  return `${sid} (media refused, a fetch answers ${metadata})`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import {
+  CarrierAuthError,
   CarrierRejectedError,
   type CarrierCallEvent,
   type CarrierIncomingCallEvent,
@@ -409,6 +410,54 @@ describe('carrier simulator: outbound calls', () => {
       for (let offset = 44; offset < wav.length; offset += 2) peak = Math.max(peak, Math.abs(wav.readInt16LE(offset)));
       expect(peak).toBeGreaterThan(900);
       expect(peak).toBeLessThanOrEqual(1000);
+    });
+
+    it('deletes a recording for the carrier key: opening it is refused afterwards, a second delete succeeds', async () => {
+      const callId = crypto.randomUUID();
+      const { carrierCallId } = await carrier.placeCall({ callId, from, to: '+15125552022', eventsUrl, record: true });
+      await waitForEvents(callId, 2);
+      const recordingUrl = `${url}/recordings/${carrierCallId}.wav`;
+      // Not stored while the call goes on: refused, and nothing is deleted.
+      await expect(carrier.deleteRecording({ callId, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await carrier.hangUp({ carrierCallId });
+      const [, , completed] = await waitForEvents(callId, 3);
+      expect(completed).toMatchObject({ recording_url: recordingUrl });
+
+      const opened = await carrier.openRecording({ callId, recordingUrl });
+      for await (const chunk of opened.body) void chunk;
+      // Wrong credentials: the typed auth failure, and the recording stays.
+      const stranger = new SimulatorCarrier(url, 'not-the-carrier-key');
+      const refused = await stranger.deleteRecording({ callId, recordingUrl }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(CarrierAuthError);
+      expect(refused).toMatchObject({ refusal: { provider: 'simulator', code: '401' } });
+      expect((await fetchRecording(recordingUrl)).status).toBe(200);
+
+      await carrier.deleteRecording({ callId, recordingUrl });
+      expect((await fetchRecording(recordingUrl)).status).toBe(404);
+      await expect(carrier.openRecording({ callId, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      // Gone already (the simulator answers 404): done, as every later retry of the delete.
+      await carrier.deleteRecording({ callId, recordingUrl });
+      await carrier.deleteRecording({ callId, recordingUrl: `${url}/recordings/CA-unknown.wav` });
+      const answered = await fetch(recordingUrl, { method: 'DELETE', headers: { authorization: `Bearer ${credentials.carrierApiKey}` } });
+      expect(answered.status).toBe(404);
+    });
+
+    it('deletes nothing off the simulator or outside its media store: refused before any request', async () => {
+      const callId = crypto.randomUUID();
+      const { carrierCallId } = await carrier.placeCall({ callId, from, to: '+15125552023', eventsUrl, record: true });
+      await waitForEvents(callId, 2);
+      await carrier.hangUp({ carrierCallId });
+      await waitForEvents(callId, 3);
+      const own = `${url}/recordings/${carrierCallId}.wav`;
+      for (const recordingUrl of [
+        `http://169.254.169.254/recordings/${carrierCallId}.wav`,
+        own.replace('://', '://user:pass@'),
+        `${url}/carrier/v1/numbers/%2B15125552023`,
+        `${url}/recordings/${carrierCallId}.mp3`,
+        'not a url',
+      ])
+        await expect(carrier.deleteRecording({ callId, recordingUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+      expect((await fetchRecording(own)).status).toBe(200);
     });
 
     it('sends no recording_url for an unrecorded call, and 404s its recording and unknown ones', async () => {

@@ -1,5 +1,5 @@
 import type Telnyx from 'telnyx';
-import { CarrierRejectedError } from '../port';
+import { CarrierAuthError, CarrierRejectedError } from '../port';
 
 /** What the Telnyx adapter needs (src/main/activityDeps.ts builds it from TELNYX_* settings). */
 export interface TelnyxSettings {
@@ -41,7 +41,8 @@ export function telnyxClient(settings: TelnyxSettings): Telnyx {
 }
 
 /**
- * Runs one Telnyx request: a 4xx is a `CarrierRejectedError` (asking again changes nothing), but a
+ * Runs one Telnyx request: a 4xx is a `CarrierRejectedError` (asking again changes nothing; 401 and 403 a
+ * `CarrierAuthError`), but a
  * 408 or 429 and every 5xx or network failure stay plain errors, which the activity retries.
  * `tolerate` lists statuses that mean "already done" for this command (e.g. hanging up an ended call).
  */
@@ -54,7 +55,11 @@ export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tole
       if (tolerate.includes(err.status)) return undefined;
       if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
         const code = telnyxErrorCode(err.error);
-        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status}${code ? ` (${code})` : ''} ${err.message.slice(0, 200)}`, {
+        const message = `Telnyx refused ${what}: ${err.status}${code ? ` (${code})` : ''} ${err.message.slice(0, 200)}`;
+        // 401: the API key; 403: what the key may not do.
+        if (err.status === 401 || err.status === 403)
+          throw new CarrierAuthError(message, { provider: 'telnyx', ...(code ? { code } : {}) });
+        throw new CarrierRejectedError(message, {
           provider: 'telnyx',
           ...(code ? { code } : {}),
           ...(code === TELNYX_CALL_ENDED ? { callNotActive: true } : {}),

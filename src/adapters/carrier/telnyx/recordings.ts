@@ -14,12 +14,8 @@ const TELNYX_API_BASE_URL = 'https://api.telnyx.com/v2';
  * adapter is pointed at) is read, and the request goes to the configured base URL, never to a host taken from the row.
  */
 export async function openTelnyxRecording(settings: { apiKey: string; baseUrl?: string }, recordingUrl: string): Promise<CarrierRecording> {
-  const base = (settings.baseUrl ?? TELNYX_API_BASE_URL).replace(/\/$/, '');
-  const canonical = recordingUrl.startsWith(`${TELNYX_RECORDINGS_URL}/`);
-  const url = onCarrierOrigin(recordingUrl, canonical ? TELNYX_RECORDINGS_URL : base);
-  const prefix = new URL(canonical ? TELNYX_RECORDINGS_URL : `${base}/recordings`).pathname;
-  const id = url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length + 1) : '';
-  if (!/^[0-9A-Za-z-]{1,100}$/.test(id)) throw new CarrierRejectedError('not a Telnyx recording resource');
+  const base = apiBaseOf(settings);
+  const id = telnyxRecordingId(settings, recordingUrl);
   const resource = await getFromCarrier(
     new URL(`${base}/recordings/${id}`),
     { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json' },
@@ -41,6 +37,38 @@ export async function openTelnyxRecording(settings: { apiKey: string; baseUrl?: 
   if (!allowed.includes(download.protocol) || download.username || download.password)
     throw new Error('Telnyx answered a download link that is not HTTPS');
   return recordingOf(await getFromCarrier(download, {}, 'the recording download'), type);
+}
+
+/**
+ * Deletes a call's recording at Telnyx through the official client (`client` built with `settings`' key and base URL):
+ * `recordings.delete(id)`, Telnyx's `DeleteRecording`, `DELETE /v2/recordings/{recording_id}` ("Permanently deletes a
+ * call recording": 200 with the deleted resource; 401, 404 Telnyx's error envelope; Telnyx's OpenAPI
+ * `real-time-communications/call-recordings.yml`, operation `DeleteRecording`, as
+ * developers.telnyx.com/api-reference/call-recordings/delete-a-call-recording publishes it).
+ * A recording Telnyx does not have (deleted before: 404) is done; a key it refuses (401, 403) a `CarrierAuthError`;
+ * another 4xx a refusal; 408, 429, 5xx and network failures plain errors (retried).
+ */
+export async function deleteTelnyxRecording(client: Telnyx, settings: { baseUrl?: string }, recordingUrl: string): Promise<void> {
+  const id = telnyxRecordingId(settings, recordingUrl);
+  await telnyxRequest('DELETE /recordings', () => client.recordings.delete(id), [404]);
+}
+
+function apiBaseOf(settings: { baseUrl?: string }): string {
+  return (settings.baseUrl ?? TELNYX_API_BASE_URL).replace(/\/$/, '');
+}
+
+/**
+ * The recording id a `recording_url` names: Telnyx's own resource URL, or one on the base URL this adapter is pointed
+ * at (tests: the contract stub); anything else is a refusal before any request.
+ */
+function telnyxRecordingId(settings: { baseUrl?: string }, recordingUrl: string): string {
+  const base = apiBaseOf(settings);
+  const canonical = recordingUrl.startsWith(`${TELNYX_RECORDINGS_URL}/`);
+  const url = onCarrierOrigin(recordingUrl, canonical ? TELNYX_RECORDINGS_URL : base);
+  const prefix = new URL(canonical ? TELNYX_RECORDINGS_URL : `${base}/recordings`).pathname;
+  const id = url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length + 1) : '';
+  if (!/^[0-9A-Za-z-]{1,100}$/.test(id)) throw new CarrierRejectedError('not a Telnyx recording resource');
+  return id;
 }
 
 /**

@@ -8,7 +8,7 @@ import { speakText, telnyxSpeechCommands } from './speech';
 import type { MediaSocketServer } from '../mediaSocketServer';
 import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
-import { openTelnyxRecording } from './recordings';
+import { deleteTelnyxRecording, openTelnyxRecording } from './recordings';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 import { postgresCreateAttempts, type CreateAttempts } from '../twilio/createAttempts';
 import { postgresTelnyxSpeechQueue, type TelnyxSpeechQueue } from '../callbacks/telnyx/speechQueue';
@@ -91,6 +91,10 @@ export class TelnyxCarrier implements port.CarrierAdapter {
 
   openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
     return openTelnyxRecording(this.settings, request.recordingUrl);
+  }
+
+  deleteRecording(request: { callId: string; recordingUrl: string }): Promise<void> {
+    return deleteTelnyxRecording(this.client, this.settings, request.recordingUrl);
   }
 
   /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */

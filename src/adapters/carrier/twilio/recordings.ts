@@ -2,7 +2,7 @@ import type twilio from 'twilio';
 import { CarrierRejectedError, type CarrierRecording } from '../port';
 import { getFromCarrier, onCarrierOrigin, recordingOf } from '../recordingFetch';
 import type { TwilioAccount } from './client';
-import { twilioCall } from './requests';
+import { ignoreNotFound, twilioCall } from './requests';
 
 export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 
@@ -18,17 +18,43 @@ export async function openTwilioRecording(
   recordingUrl: string,
 ): Promise<CarrierRecording> {
   const base = apiBaseUrl ?? TWILIO_API_BASE_URL;
-  // Twilio's own host, or the one this adapter is pointed at (tests: the contract stub); the request goes to the latter.
+  const recordingSid = twilioRecordingSid(account, apiBaseUrl, recordingUrl);
+  const media = new URL(`/2010-04-01/Accounts/${account.accountSid}/Recordings/${recordingSid}.wav`, base);
+  const basic = Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64');
+  const res = await getFromCarrier(media, { authorization: `Basic ${basic}`, accept: 'audio/wav' }, 'the recording');
+  return recordingOf(res, 'audio/wav');
+}
+
+/**
+ * Deletes a call's recording at Twilio through the official client (`client` must be `account`'s, built with the same
+ * `apiBaseUrl`): `recordings(sid).remove()`, the `DeleteRecording` operation of twilio/twilio-oai
+ * `spec/json/twilio_api_v2010.json` (`DELETE /2010-04-01/Accounts/{AccountSid}/Recordings/{Sid}.json`, answered 204).
+ * A recording Twilio does not have (deleted before: its 404, code 20404) is done; credentials it refuses (401, 20003;
+ * 403) a `CarrierAuthError`; another 4xx a refusal; 429, 5xx and network failures plain errors (retried).
+ */
+export async function deleteTwilioRecording(
+  client: twilio.Twilio,
+  account: TwilioAccount,
+  apiBaseUrl: string | undefined,
+  recordingUrl: string,
+): Promise<void> {
+  const recordingSid = twilioRecordingSid(account, apiBaseUrl, recordingUrl);
+  await twilioCall('delete the recording', () => ignoreNotFound(() => client.recordings(recordingSid).remove()));
+}
+
+/**
+ * The RecordingSid a `RecordingUrl` names: Twilio's own host, or the one this adapter is pointed at (tests: the
+ * contract stub), and a Recording of `account` only; anything else is a refusal before any request.
+ */
+function twilioRecordingSid(account: TwilioAccount, apiBaseUrl: string | undefined, recordingUrl: string): string {
+  const base = apiBaseUrl ?? TWILIO_API_BASE_URL;
   const url = onCarrierOrigin(
     recordingUrl,
     new URL(recordingUrl, base).origin === new URL(TWILIO_API_BASE_URL).origin ? TWILIO_API_BASE_URL : base,
   );
   const match = /^\/2010-04-01\/Accounts\/(AC[0-9a-f]{32})\/Recordings\/(RE[0-9a-f]{32})(\.(json|wav|mp3))?$/.exec(url.pathname);
   if (!match || match[1] !== account.accountSid) throw new CarrierRejectedError('not a Recording of this Twilio account');
-  const media = new URL(`/2010-04-01/Accounts/${match[1]}/Recordings/${match[2]}.wav`, base);
-  const basic = Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64');
-  const res = await getFromCarrier(media, { authorization: `Basic ${basic}`, accept: 'audio/wav' }, 'the recording');
-  return recordingOf(res, 'audio/wav');
+  return match[2];
 }
 
 /**

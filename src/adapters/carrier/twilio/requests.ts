@@ -1,6 +1,6 @@
-import { CarrierRejectedError } from '../port';
+import { CarrierAuthError, CarrierRejectedError } from '../port';
 
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
+/** Twilio's 4xx (but 408, 429) is a refusal it will repeat; anything else (5xx, 408, 429, network) may pass on a retry. */
 export async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
@@ -16,9 +16,13 @@ export const TWILIO_CALL_NOT_IN_PROGRESS = 21220;
 export function toRefusal(err: unknown, what = 'answer'): Error {
   if (err instanceof CarrierRejectedError) return err;
   const status = (err as { status?: number }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
+  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     const code = (err as { code?: number }).code;
-    return new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`, {
+    const message = `Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`;
+    // 401 (20003 "Authenticate"): the account SID and auth token; 403: what they may not do (20008, test credentials).
+    if (status === 401 || status === 403)
+      return new CarrierAuthError(message, { provider: 'twilio', ...(code ? { code: String(code) } : {}) });
+    return new CarrierRejectedError(message, {
       provider: 'twilio',
       ...(code ? { code: String(code) } : {}),
       ...(code === TWILIO_CALL_NOT_IN_PROGRESS ? { callNotActive: true } : {}),

@@ -11,7 +11,7 @@ import { transferTwiml } from './callbacks/transfer';
 import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
-import { openTwilioRecording, startCallRecording } from './recordings';
+import { deleteTwilioRecording, openTwilioRecording, startCallRecording } from './recordings';
 import { TWILIO_CALL_NOT_IN_PROGRESS, twilioCall } from './requests';
 import { twilioVoice } from './voices';
 import { TwilioNumbers } from './numbers';
@@ -224,15 +224,21 @@ export class TwilioCarrier implements port.CarrierAdapter {
     return { carrierMessageId };
   }
 
+  /** The Recording's media, read with the account's Basic auth (./recordings.ts). */
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
+    return openTwilioRecording(this.options.account, this.options.apiBaseUrl, request.recordingUrl);
+  }
+
+  /** Twilio's `DeleteRecording` through the official client (./recordings.ts). */
+  deleteRecording(request: { callId: string; recordingUrl: string }): Promise<void> {
+    return deleteTwilioRecording(this.client, this.options.account, this.options.apiBaseUrl, request.recordingUrl);
+  }
+
   /**
    * Audio lines: the call (waiting in the API's audio hold) is moved to `<Connect><Stream>` towards the
    * worker's listener under a one-time token; the socket Twilio opens there, signed for that URL, is the
    * stream once Twilio's `start` names it.
    */
-  openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
-    return openTwilioRecording(this.options.account, this.options.apiBaseUrl, request.recordingUrl);
-  }
-
   async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     if (!this.options.media)
       throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');
