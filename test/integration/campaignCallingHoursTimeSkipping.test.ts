@@ -99,7 +99,7 @@ describe('campaign calling hours on the time-skipping server', () => {
       expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(lastOpening);
       expect(Date.now() - realStart).toBeLessThan(60_000);
 
-      // One durable timer per distinct opening, ending at it (no polling loop); the other timers are the pace's, a second or less.
+      // Durable timers ending at the openings (no polling loop); the other timers are the pace's, a second or less.
       const { events } = await env.client.workflow.getHandle(workflowIds.campaign(campaign.id)).fetchHistory();
       const seconds = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
         Number(duration?.seconds ?? 0) + (duration?.nanos ?? 0) / 1e9;
@@ -110,7 +110,13 @@ describe('campaign calling hours on the time-skipping server', () => {
         return [startedAtMs + seconds(timer.startToFireTimeout) * 1000];
       });
       const openings = [...new Set(closed.map((to) => (atStart.get(to) as { nextOpenAt: Date }).nextOpenAt.getTime()))].sort();
-      expect(waits.map((endsAt) => openings.find((opening) => Math.abs(opening - endsAt) < 2_000))).toEqual(openings);
+      const endedAt = waits.map((endsAt) => openings.find((opening) => Math.abs(opening - endsAt) < 2_000));
+      // Each wait ends at an opening, and each opening is waited for.
+      expect([...new Set(endedAt)].sort()).toEqual(openings);
+      // A wake (a call of the campaign ending: a signal) cuts a wait short, and the dispatcher waits for the same opening
+      // again (seen on a loaded machine); beyond those, one wait an opening.
+      const wakes = (events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+      expect(waits.length).toBeLessThanOrEqual(openings.length + wakes);
     });
   }, 120_000);
 });
