@@ -25,6 +25,7 @@ import { post } from '../src/domain/billing/ledger';
 import { waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, processCpuMs } from './support/cpu';
 import { countQueries } from './support/queries';
+import { createCurrentSecret, sealingKeyOf } from '../src/domain/lines/secrets';
 import { startStubEndpoint } from './support/receivers';
 import { startHarnessStack } from './support/harnessStack';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
@@ -93,6 +94,8 @@ async function main(): Promise<number> {
         })
         .returning<Array<{ id: string }>>('id');
       lineIds.push(line.id);
+      // A line's signing secret, as provisioning creates it: without one every webhook delivery fails and retries.
+      await createCurrentSecret(h.db, sealingKeyOf(h.config), line.id, new Date());
     }
     const numbers = callees(contacts);
     const calls = h.simulator.state.calls;
@@ -197,10 +200,13 @@ async function main(): Promise<number> {
         .db('webhook_deliveries as d')
         .join('webhook_events as e', 'e.id', 'd.event_id')
         .where('e.workspace_id', tenant.workspaceId)
-        .groupBy('d.attempt', 'd.status')
-        .select('d.attempt', 'd.status')
+        .groupBy('d.attempt', 'd.status', 'd.error_message')
+        .select('d.attempt', 'd.status', 'd.error_message')
         .count('* as n');
-      console.log('webhook deliveries by attempt and status:', deliveries.map((d) => `#${d.attempt} ${d.status} ${d.n}`).join(', '));
+      console.log(
+        'webhook deliveries by attempt and status:',
+        deliveries.map((d) => `#${d.attempt} ${d.status}${d.error_message ? ` (${d.error_message})` : ''} ${d.n}`).join(', '),
+      );
     }
     const failures: string[] = [];
     if (status !== 'completed') failures.push(`the campaign is ${status}, not completed (${unfinished} contacts unfinished)`);
