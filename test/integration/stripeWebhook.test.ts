@@ -1,7 +1,11 @@
 import crypto from 'node:crypto';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/adapters/payments/stripeProcessor';
 import { openAttempt } from '../../src/domain/billing/paymentAttempts';
+import { createCampaign } from '../../src/domain/campaigns/create';
 import { runCommand } from '../../src/main/cli';
+import { createLogger } from '../../src/platform/logger';
+import { campaignWakeSignal } from '../../workflows/definitions/campaigns';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { startStripeStub, type StripeStub } from '../support/stripeStub';
 import { deliverStripeEvent } from '../support/stripeWebhooks';
 import { spendOnCalls } from '../support/ledger';
@@ -66,6 +70,56 @@ describe('Stripe webhooks', () => {
       processor_charge_id: pi.id,
     });
     expect(await recharges(row.workspace_id)).toHaveLength(1);
+  });
+
+  it('a succeeded charge it settles wakes the campaigns paused for funds at once, not at their next recheck', async () => {
+    const { h, tenant } = ctx;
+    const { row } = await pendingAttempt();
+    const key = await h.db('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'live', name: 'standard-live' }).first('id');
+    const [line] = await h
+      .db('lines')
+      .insert({
+        workspace_id: tenant.workspaceId,
+        user_id: tenant.owner.id,
+        environment: 'live',
+        name: 'Campaign pool line',
+        mode: 'webhook',
+        webhook_url: 'https://example.com/events',
+        phone_number: `+1628${crypto.randomInt(2_000_000, 9_999_999)}`,
+        status: 'active',
+        activated_at: new Date(),
+      })
+      .returning<Array<{ id: string }>>('id');
+    // A campaign whose dispatcher paused it for funds (no worker serves this file: its workflow only takes the signal).
+    const campaign = await createCampaign(
+      { config: h.config, db: h.db, temporal: h.temporal, log: createLogger('test'), now: () => new Date() },
+      {
+        workspaceId: tenant.workspaceId,
+        environment: 'live',
+        userId: tenant.owner.id,
+        key: { id: key.id, line_id: null, grant_numbers: null },
+      },
+      { lineIds: [line.id], contacts: [{ toNumber: '+12125550148' }] },
+    );
+    await h.db('campaigns').where({ id: campaign.id }).update({ status: 'paused', paused_reason: 'insufficient_credits' });
+    const dispatcher = h.temporal.workflow.getHandle(workflowIds.campaign(campaign.id));
+    const wakes = async () =>
+      ((await dispatcher.fetchHistory()).events ?? []).filter(
+        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === campaignWakeSignal.name,
+      ).length;
+    try {
+      expect(await wakes()).toBe(0);
+      const pi = intent(row.idempotency_key, 2000);
+      const paid = await deliver(stub.signedEvent('payment_intent.succeeded', pi, secrets.live, { livemode: true }));
+      expect(paid.body).toMatchObject({ result: 'resolved' });
+      expect(await wakes()).toBe(1);
+      // Stripe's repeat of the event settles nothing more, and wakes nothing more.
+      const again = await deliver(stub.signedEvent('payment_intent.succeeded', pi, secrets.live, { livemode: true }));
+      expect(again.body).toMatchObject({ result: 'already_resolved' });
+      expect(await wakes()).toBe(1);
+    } finally {
+      await dispatcher.terminate('test over');
+    }
   });
 
   it('records a decline from payment_intent.payment_failed', async () => {

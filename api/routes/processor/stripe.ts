@@ -21,7 +21,7 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const log = ctx.state.log;
   const charge = chargeOutcomeOfEvent(event);
   if (charge) {
-    const result = await reconcileChargeOutcome(deps.db, { environment, ...charge }, deps.now);
+    const result = await reconcileChargeOutcome({ db: deps.db, temporal: deps.temporal, log }, { environment, ...charge }, deps.now);
     if (result === 'amount_mismatch') log.warn({ eventId: event.id, environment }, 'stripe event amount differs from the attempt');
     log.info({ eventId: event.id, type: event.type, environment, result }, 'stripe event');
     ctx.body = { received: true, result };

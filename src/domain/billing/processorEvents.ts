@@ -3,9 +3,13 @@
  * for. The auto-charge workflow settles each attempt from the processor's answer; an event is a
  * second, independent report of the same outcome, so it resolves a still-pending attempt exactly
  * as that answer would have (the same `resolveAttempt`, which is idempotent), and changes nothing
- * otherwise. The workflow then finds the attempt resolved on its next try or lookup.
+ * otherwise. A charge it settles as succeeded wakes the tenant's campaigns paused for funds, as the
+ * workflow's own settlement does. The workflow then finds the attempt resolved on its next try or lookup.
  */
+import type { Client } from '@temporalio/client';
 import type { Db } from '../../platform/db/knex';
+import type { Logger } from '../../platform/logger';
+import { wakeCampaignsPausedForFunds } from '../campaigns/fundsReturned';
 import { resolveAttempt, type AttemptResolution, type AttemptRow } from './paymentAttempts';
 
 export type ReconcileResult =
@@ -19,10 +23,11 @@ export type ReconcileResult =
   | 'amount_mismatch';
 
 export async function reconcileChargeOutcome(
-  db: Db,
+  deps: { db: Db; temporal: Client; log: Logger },
   input: { environment: 'test' | 'live'; idempotencyKey: string; amountCents: number; outcome: AttemptResolution },
   now: () => Date,
 ): Promise<ReconcileResult> {
+  const { db } = deps;
   const attempt = await db<AttemptRow>('payment_attempts')
     .where({ idempotency_key: input.idempotencyKey, environment: input.environment })
     .first();
@@ -31,5 +36,7 @@ export async function reconcileChargeOutcome(
   if (attempt.status !== 'pending') return 'already_resolved';
   const tenant = { workspaceId: attempt.workspace_id, environment: attempt.environment };
   await resolveAttempt(db, tenant, attempt, input.outcome, now);
+  // The credit is posted: campaigns that paused themselves for funds look again now, not at their next recheck.
+  if (input.outcome.status === 'succeeded') await wakeCampaignsPausedForFunds(deps, tenant);
   return 'resolved';
 }

@@ -6,7 +6,7 @@ import { campaignsPausedForFunds } from './store';
 import { wakeCampaign } from './wake';
 
 /**
- * Funds came back to the tenant's account (an auto-recharge credited): each campaign that paused
+ * Funds came back to the tenant's account (an auto-recharge credited, by the workflow or a Stripe webhook): each campaign that paused
  * itself for funds is woken, and its dispatcher resumes it if a reservation would now be granted
  * (src/domain/campaigns/dispatch.ts). Waking is harmless when nothing changed, so it is sent on every
  * report of a charge that succeeded; a wake lost to a crash is made up by the dispatcher's own
