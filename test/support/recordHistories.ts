@@ -440,7 +440,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { loadConfig } = require('../../src/platform/config') as typeof import('../../src/platform/config');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { noModel, noPayments } = require('./harness') as typeof import('./harness');
+  const { noModel, noPayments, scratchRecordingStore } = require('./harness') as typeof import('./harness');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EgressPolicy } = require('../../src/platform/net/egress') as typeof import('../../src/platform/net/egress');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -456,6 +456,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
         config: loadConfig(),
         db: h.db,
         carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter,
+        recordingStore: scratchRecordingStore(),
         payments: noPayments,
         model: noModel,
         temporal: () => env.client,
