@@ -35,9 +35,12 @@ const facts = (call: CallRow) => ({
 /** What is left to store of the call (src/domain/recordings/rules.ts `pendingKinds`); nothing for a call that is not. */
 export async function pendingCopies(deps: Pick<CopyDeps, 'db'>, callId: string): Promise<CallObjectKind[]> {
   const call = await findCallById(deps.db, callId);
-  if (!call) return [];
+  return call ? pendingOf(deps, call) : [];
+}
+
+async function pendingOf(deps: Pick<CopyDeps, 'db'>, call: CallRow): Promise<CallObjectKind[]> {
   const [stored, settings] = await Promise.all([
-    storedObjectsOfCall(deps.db, callId),
+    storedObjectsOfCall(deps.db, call.id),
     recordingSettings(deps.db, { workspaceId: call.workspace_id, environment: call.environment }),
   ]);
   return pendingKinds(facts(call), stored.map(asStoredObject), settings);
@@ -53,7 +56,7 @@ export async function pendingCopies(deps: Pick<CopyDeps, 'db'>, callId: string):
 export async function copyCallObject(deps: CopyDeps, callId: string, kind: CallObjectKind): Promise<CopyOutcome> {
   const call = await findCallById(deps.db, callId);
   if (!call) return { kind, stored: false, reason: 'no_call' };
-  if (!(await pendingCopies(deps, callId)).includes(kind)) return { kind, stored: false, reason: 'not_pending' };
+  if (!(await pendingOf(deps, call)).includes(kind)) return { kind, stored: false, reason: 'not_pending' };
   const base = { workspaceId: call.workspace_id, environment: call.environment, callId };
   const carrierUrl = kind === 'recording' ? call.recording_url : null;
   const written =
