@@ -22,13 +22,19 @@ import { until } from '../support/waits';
  */
 const s3 = useS3Server({ authenticate: true });
 let proxy: TcpProxy;
+const savedCredentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 beforeAll(async () => {
   proxy = await startTcpProxy(s3().endpoint);
   // The AWS SDK's own credential chain, as a deployment gives it (the in-process worker and API read it here).
   process.env.AWS_ACCESS_KEY_ID = s3().credentials.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = s3().credentials.secretAccessKey;
 });
-afterAll(async () => proxy?.close());
+afterAll(async () => {
+  await proxy?.close();
+  for (const [name, value] of Object.entries({ AWS_ACCESS_KEY_ID: savedCredentials.id, AWS_SECRET_ACCESS_KEY: savedCredentials.secret }))
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+});
 
 describe('the durable copy of a call into the S3 store', () => {
   const ctx = useSuite({

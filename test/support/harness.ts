@@ -252,6 +252,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
           SECRETS_KEY: config.secretsKey,
           TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
+          // The harness's recordings store (its API serves what a spawned worker copies).
+          RECORDINGS_STORE: config.recordings.store,
+          RECORDINGS_DIR: config.recordings.dir,
           LOG_LEVEL: 'info',
           ...env,
         },
@@ -280,6 +283,8 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           SECRETS_KEY: config.secretsKey,
           TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
+          RECORDINGS_STORE: config.recordings.store,
+          RECORDINGS_DIR: config.recordings.dir,
           LOG_LEVEL: 'info',
           ...env,
         },
