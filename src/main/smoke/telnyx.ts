@@ -2,7 +2,7 @@ import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, recordedCall } from 
 import { eventually, expectThat, fail, skip, type Check, type ProviderKit } from './runner';
 import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
-import { campaignOf, connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
+import { campaignOf, connectionOf, deliveriesMentioning, numberAt, telnyxClient, type TelnyxSession } from './telnyxSide';
 import { bargeInCheck, longSpeechCheck } from './telnyxSpeech';
 import { leaveVoicemail } from './voicemail';
 
@@ -50,11 +50,9 @@ const recordingCheck: Check<TelnyxSession> = {
     const {
       recorded: [call],
     } = await recordedCall(session, ['a'], 4 * 60_000);
-    const recording = await recordingBehind(session.telnyx, call.recording_url);
-    // NaN: a link to the audio itself, whose length Telnyx does not say.
-    expectThat(!(recording.seconds <= 0), `Telnyx recording ${recording.id} lasts ${recording.seconds} s`);
-    expectThat(recording.downloads.length > 0, `Telnyx recording ${recording.id} has no download URL`);
-    return `recording_url ${call.recording_url}: ${Number.isNaN(recording.seconds) ? 'audio' : `${recording.seconds} s`}, downloadable`;
+    // Switchboard's own URL (issue 32): the recording read through it, from its copy or from Telnyx until copied.
+    const served = await session.api.servedRecording(call);
+    return `recording_url ${call.recording_url}: ${served.contentType} (${served.status === 206 ? 'from the recordings store' : 'from Telnyx'})`;
   },
 };
 

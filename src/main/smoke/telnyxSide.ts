@@ -76,27 +76,6 @@ export async function campaignOf(client: TelnyxClient, e164: string): Promise<{ 
   }
 }
 
-/**
- * The Telnyx recording behind a Switchboard `recording_url`: the API resource
- * (`https://api.telnyx.com/v2/recordings/<id>`, read with the key), or else a link to the audio itself.
- */
-export async function recordingBehind(
-  client: TelnyxClient,
-  recordingUrl: string,
-): Promise<{ id: string; seconds: number; downloads: string[] }> {
-  const id = /\/v2\/recordings\/([0-9a-zA-Z-]+)/.exec(recordingUrl)?.[1];
-  if (!id) {
-    const audio = await fetch(recordingUrl, { headers: { range: 'bytes=0-1023' }, signal: AbortSignal.timeout(15_000) });
-    const type = audio.headers.get('content-type') ?? '';
-    if (!audio.ok || !/^audio\//.test(type))
-      throw new Error(`recording_url ${recordingUrl} is neither a Telnyx recording resource nor audio (${audio.status} ${type})`);
-    return { id: recordingUrl, seconds: Number.NaN, downloads: [recordingUrl] };
-  }
-  const { data } = await client.recordings.retrieve(id);
-  const downloads = Object.values(data?.download_urls ?? {}).filter((u): u is string => typeof u === 'string' && u !== '');
-  return { id, seconds: Math.round((data?.duration_millis ?? 0) / 1000), downloads };
-}
-
 /** The `c` (Switchboard call id) of a leg's client_state, which Switchboard sets on dial and answer. */
 export function switchboardCallOf(clientState: string | null | undefined): string | undefined {
   if (!clientState) return undefined;

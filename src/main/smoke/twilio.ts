@@ -1,6 +1,6 @@
 import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, onCall, openLoop, recordedCall, speakFully } from './loop';
 import { expectThat, type Check, type ProviderKit } from './runner';
-import { answeredByOf, legsOf, recordingBehind, RefusingNumber, twilioClient, twilioRefusal, type TwilioSession } from './twilioSide';
+import { answeredByOf, legsOf, recordingOfLeg, RefusingNumber, twilioClient, twilioRefusal, type TwilioSession } from './twilioSide';
 import { smsCheck } from './twilioSms';
 import { refetchCheck, transfersCheck } from './twilioTransfers';
 import { voicesCheck } from './twilioVoices';
@@ -59,11 +59,10 @@ const recordingCheck: Check<TwilioSession> = {
       pair,
       recorded: [inbound, outbound],
     } = await recordedCall(session, ['b', 'a'], 3 * 60_000);
-    const [onB, onA] = await Promise.all([
-      recordingBehind(session.twilio, inbound.recording_url),
-      recordingBehind(session.twilio, outbound.recording_url),
-    ]);
+    // Switchboard serves each (its own recording_url, with the key), and Twilio holds each leg's.
+    await Promise.all([session.api.servedRecording(inbound), session.api.servedRecording(outbound)]);
     const { a, b } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
+    const [onB, onA] = await Promise.all([recordingOfLeg(session.twilio, b.sid), recordingOfLeg(session.twilio, a.sid)]);
     expectThat(onB.callSid === b.sid, `B's recording ${onB.sid} belongs to Twilio call ${onB.callSid}, not B's leg ${b.sid}`);
     expectThat(onA.callSid === a.sid, `A's recording ${onA.sid} belongs to Twilio call ${onA.callSid}, not A's leg ${a.sid}`);
     expectThat(onB.status === 'completed' && onB.seconds > 0, `B's recording ${onB.sid} is ${onB.status}, ${onB.seconds} s`);

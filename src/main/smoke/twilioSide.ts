@@ -88,15 +88,18 @@ export async function requestsTo(client: TwilioClient, callSid: string, baseUrl:
     .filter((fetched) => fetched.url.startsWith(baseUrl));
 }
 
-/** The recording behind a Switchboard `recording_url` (`…/Recordings/RE….`), read on Twilio. */
-export async function recordingBehind(
+/**
+ * The Twilio recording of a call leg, read on Twilio (the leg's completed one, else its newest). Switchboard's
+ * `recording_url` is its own URL since issue 32 (`Switchboard.servedRecording` reads it), so the leg names it here.
+ */
+export async function recordingOfLeg(
   client: TwilioClient,
-  recordingUrl: string,
+  callSid: string,
 ): Promise<{ sid: string; status: string; seconds: number; callSid: string }> {
-  const sid = /RE[0-9a-f]{32}/.exec(recordingUrl)?.[0];
-  if (!sid) throw new Error(`recording_url ${recordingUrl} names no Twilio recording (RE…)`);
-  const recording = await client.recordings(sid).fetch();
-  return { sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
+  const recordings = await client.recordings.list({ callSid, limit: 20 });
+  const recording = recordings.find((r) => r.status === 'completed') ?? recordings[0];
+  if (!recording) throw new Error(`Twilio lists no recording of call ${callSid}`);
+  return { sid: recording.sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
 }
 
 /**
