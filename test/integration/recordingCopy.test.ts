@@ -204,34 +204,45 @@ describe('the durable copy of a call into the S3 store', () => {
     expect((await getRecording(id, tenant.keys.test, 'bytes=0-99')).res.status).toBe(206);
   }, 120_000);
 
-  describe('a worker killed (SIGKILL) in the middle of a copy', () => {
+  describe('a worker process whose store refuses its credentials, then killed (SIGKILL) in the middle of a copy', () => {
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-copy-worker-'));
     afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
 
-    it('loses nothing: the next worker copies the recording whole, once', async () => {
+    it('loses nothing: the copy waits for the credentials, and the next worker copies the recording whole, once', async () => {
       await h.stopWorker();
-      const env = {
+      const env = (secretAccessKey: string) => ({
         RECORDINGS_STORE: 's3',
         S3_BUCKET: s3().bucket,
         S3_ENDPOINT: proxy.url,
         S3_REGION: s3().region,
         AWS_ACCESS_KEY_ID: s3().credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: s3().credentials.secretAccessKey,
-      };
-      const spawn = (): ChildProcess => h.spawnWorkerProcess(path.join(logDir, 'worker.log'), env);
-      let worker = spawn();
+        AWS_SECRET_ACCESS_KEY: secretAccessKey,
+      });
+      const logs = [path.join(logDir, 'refused.log'), path.join(logDir, 'fixed.log')];
+      // The first worker signs with a wrong secret: the store refuses every write of it.
+      let worker: ChildProcess = h.spawnWorkerProcess(logs[0], env(`${s3().credentials.secretAccessKey}x`));
       try {
-        // The store takes the connection and never answers: the copy is mid-write when its worker dies.
-        proxy.mode = 'hold';
         const id = await recordedCall();
-        await until(() => proxy.held > 0, 'the copy to reach the store', { timeoutMs: 60_000 });
+        await until(
+          () => fs.existsSync(logs[0]) && /credentials_refused/.test(fs.readFileSync(logs[0], 'utf8')),
+          'the store to refuse the credentials',
+          {
+            timeoutMs: 60_000,
+            intervalMs: 200,
+          },
+        );
+        expect(await stored(id, 'recording')).toBeUndefined();
+        // Its next attempt is taken by a store that never answers: the copy is mid-write when its worker dies.
+        proxy.mode = 'hold';
+        await until(() => proxy.held > 0, 'the next attempt to reach the store', { timeoutMs: 60_000 });
         const killed = new Promise((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
         worker.kill('SIGKILL');
         expect(await killed).toBe('SIGKILL');
         expect(await stored(id, 'recording')).toBeUndefined();
 
+        // The operator fixes the credentials; the store answers again.
         proxy.mode = 'pass';
-        worker = spawn();
+        worker = h.spawnWorkerProcess(logs[1], env(s3().credentials.secretAccessKey));
         const [row] = await untilStored(id, ['recording', 'transcript'], 90_000);
         const original = await carrierBytes(id);
         expect((await objectBytes(row.store_key)).equals(original)).toBe(true);
