@@ -15,6 +15,8 @@ import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { callEventId, callEventOf, callPayload, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
 import type { EventType } from '../src/domain/webhooks/events';
+import { servedRecordingUrl } from '../src/domain/recordings/rules';
+import type { Config } from '../src/platform/config';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
 import type { CallFacts } from '../workflows/definitions/calls';
@@ -41,6 +43,8 @@ export interface CallActivityDeps {
   /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
+  /** The deployment's configuration: `call_ended`'s `recording_url` is Switchboard's own URL under `publicBaseUrl`. */
+  config?: Pick<Config, 'publicBaseUrl'>;
 }
 
 /**
@@ -133,6 +137,7 @@ export function createCallActivities({
   egress,
   ndjsonBudget,
   now,
+  config,
 }: CallActivityDeps) {
   const turnDeps = { db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) };
   return {
@@ -324,7 +329,12 @@ export function createCallActivities({
       payload: Record<string, unknown>,
       key: string | number = '',
     ): Promise<{ eventId: string | null }> {
-      return publishCallEvent({ db, temporal, taskQueue, now, egress, secretsKey }, call, type, payload, key);
+      // The workflow knows the carrier's recording URL; the event names Switchboard's (src/domain/recordings/rules.ts).
+      const served =
+        typeof payload.recording_url === 'string' && config
+          ? { ...payload, recording_url: servedRecordingUrl(config.publicBaseUrl, call.callId) }
+          : payload;
+      return publishCallEvent({ db, temporal, taskQueue, now, egress, secretsKey }, call, type, served, key);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from '../src/adapters/carrier/port';
 import type { PaymentProcessors } from '../src/adapters/payments/port';
 import type { ModelAdapter } from '../src/adapters/model/port';
+import type { RecordingStore } from '../src/adapters/storage/port';
 import { createAudioActivities } from './audio/activities';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
@@ -15,6 +16,7 @@ import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
+import { createRecordingActivities } from './recordings';
 import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
 import { createTelnyxInboxActivities, receiptsWaitingFor } from './telnyxInbox';
@@ -28,6 +30,8 @@ export interface ActivityDeps {
   config: Config;
   db: Db;
   carrier: CarrierAdapter;
+  /** The operator's recordings store (`RECORDINGS_STORE`): where each call's recording and transcript are copied. */
+  recordingStore: RecordingStore;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => SecretsKeyRing;
   /** The card processor of each environment: auto-charge picks the one of the account's environment. */
@@ -67,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createRecordingActivities(deps),
     ...createTelnyxInboxActivities(deps),
     ...createMessageActivities({
       ...deps,

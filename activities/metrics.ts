@@ -40,6 +40,23 @@ const recovered = new client.Counter({
   registers: [workerRegistry],
 });
 
+const recordingCopies = new client.Counter({
+  name: 'switchboard_recording_copies_total',
+  help: 'Objects of calls (recording, transcript, events) this worker copied into the recordings store and verified, by kind',
+  labelNames: ['kind', 'store'] as const,
+  registers: [workerRegistry],
+});
+
+const recordingCopyFailures = new client.Counter({
+  name: 'switchboard_recording_copy_failures_total',
+  help:
+    'Failed attempts to copy an object of a call into the recordings store, by kind and reason (store_unavailable, ' +
+    'credentials_refused, checksum_mismatch, carrier_refused, store_refused, error: anything else, such as the carrier unreachable); all but the ' +
+    'refusals are retried until the copy is stored (alert on a rate that does not fall)',
+  labelNames: ['kind', 'reason'] as const,
+  registers: [workerRegistry],
+});
+
 export type TurnOutcome =
   'delivered' | 'failed' | 'lost' | 'replied' | 'interrupted' | 'model_unavailable' | 'model_rejected' | 'call_ended';
 
@@ -60,6 +77,12 @@ export const businessMetrics = {
   },
   posting(type: string): void {
     ledgerPostings.inc({ type });
+  },
+  recordingCopied(kind: string, store: string): void {
+    recordingCopies.inc({ kind, store });
+  },
+  recordingCopyFailed(kind: string, reason: string): void {
+    recordingCopyFailures.inc({ kind, reason });
   },
   recovered(kind: 'call' | 'message'): void {
     recovered.inc({ kind });

@@ -8,6 +8,7 @@ import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { Mailer } from '../src/adapters/email/port';
+import type { RecordingStore } from '../src/adapters/storage/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
 import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
@@ -33,6 +34,11 @@ export interface AppDeps {
    * the portal plays recordings through it. Absent: the portal shows no recording player.
    */
   openRecording?: (request: { environment: 'test' | 'live'; callId: string; recordingUrl: string }) => Promise<CarrierRecording>;
+  /**
+   * The operator's recordings store (`RECORDINGS_STORE`, src/main builds it): a call's recording is served from
+   * its copy there once stored (with `Range`), from the carrier (`openRecording`) until then.
+   */
+  recordingStore?: RecordingStore;
   /**
    * Where each environment saves cards (src/main builds it from PAYMENTS_PROVIDER); the portal's
    * billing page saves none without it.

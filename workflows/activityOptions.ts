@@ -190,6 +190,24 @@ export const localEventPublish = {
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 } satisfies LocalActivityOptions;
 
+/**
+ * Copying one object of a call into the recordings store (workflows/recordings.ts): retried for as long as it
+ * takes, so a store that is down or refuses the credentials delays the copy and never loses it (each failure is a
+ * log line and `switchboard_recording_copy_failures_total`). An attempt heartbeats every 2 s, so one whose worker
+ * died is retried within 10 s; 10 minutes covers an hour-long recording on a slow store. Final: the carrier
+ * refused (it has no such recording), or the store refused the request itself (a bug, not the store's state).
+ */
+export const recordingCopy = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [FailureTypes.carrierRejected, FailureTypes.storeRefused],
+  },
+} satisfies ActivityOptions;
+
 /** Recovering one orphaned call or message: a few tries, then the item is reported and the next sweep tries again. */
 export const recovery = {
   startToCloseTimeout: '1 minute',

@@ -227,4 +227,15 @@ export const patches = {
    * Recorded with it: callWorkflow.v11-records-inline.
    */
   callRecordsInline: 'call-records-inline',
+
+  /**
+   * Issue 32: a call that was answered asks for its durable copy once it has ended (`wantCallCopy`, a local activity in
+   * its last workflow task: starts `callCopyWorkflow` when there is a recording or transcript to store, or tells a
+   * running one to look again). Calls without the marker are copied by the sweeper (`sweepCallCopiesWorkflow`) instead.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), `deprecatePatch`, then drop
+   * the id a release later.
+   * Recorded with it: callWorkflow.v12-durable-copy.
+   */
+  callCopy: 'call-durable-copy',
 } as const;

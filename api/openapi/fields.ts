@@ -312,3 +312,21 @@ export const grant = {
     }),
   },
 };
+
+/**
+ * The recordings settings of a workspace's environment (issue 32; src/domain/recordings/rules.ts): one object, so
+ * later settings join it. A PATCH changes the fields it names and keeps the others.
+ */
+export const recordingSettingsFields = {
+  store_events: {
+    type: 'boolean',
+    description:
+      'Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default',
+  },
+};
+export const RECORDINGS_SETTINGS = {
+  type: 'object',
+  additionalProperties: false,
+  properties: recordingSettingsFields,
+  description: 'What is kept of each call in the operator’s recordings store, besides its recording and transcript',
+};

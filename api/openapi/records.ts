@@ -6,7 +6,7 @@ import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rul
 import { NUMBER_CRITERIA, NUMBER_SOURCES, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
-import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
+import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, recordingSettingsFields, uuid } from './fields';
 import { TIERS } from '../../src/domain/keys/tiers';
 import { CALLING_DAYS } from '../../src/domain/callingHours/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
@@ -422,6 +422,10 @@ export const recordSchemas: Record<string, object> = {
         days: { type: 'array', items: { type: 'string', enum: [...CALLING_DAYS] } },
       },
     }),
+    recordings: record(
+      recordingSettingsFields,
+      'What is kept of each call in the operator’s recordings store, besides its recording and transcript',
+    ),
   }),
   UsageDay: record({ date: { type: 'string', format: 'date' }, ...usageRow }),
   UsageMonth: record({ month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' }, ...usageRow }),

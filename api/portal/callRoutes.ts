@@ -2,10 +2,10 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { callTimeline } from '../../src/domain/calls/timeline';
-import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { campaignOfCall } from '../../src/domain/campaigns/read';
-import { CALL_DIRECTIONS, CALL_STATUSES, recordingPresentation } from '../../src/domain/calls/rules';
+import { CALL_DIRECTIONS, CALL_STATUSES } from '../../src/domain/calls/rules';
+import { sendCallRecording } from '../recordings';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { numberMatchOf } from '../../src/domain/search/rules';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
@@ -45,7 +45,6 @@ export function filteredCalls(deps: AppDeps, operator: Operator, read: ReadFilte
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
-const recordingNotFound = () => new ApiError(404, 'not_found', 'This call has no recording the carrier can hand over');
 
 export async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<CallRow> {
   const row = UUID.test(id) ? await callsOfTenant(deps.db, tenantOf(operator)).where({ id }).first() : undefined;
@@ -55,7 +54,7 @@ export async function callOf(deps: AppDeps, operator: Operator, id: string): Pro
 
 /** The operator's call with its timeline (src/domain/calls/timeline.ts); 404 `call_not_found` for another tenant's. */
 async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
-  const outcome = await callTimeline(deps.db, tenantOf(operator), id, TIMELINE_WORDS);
+  const outcome = await callTimeline(deps.db, tenantOf(operator), id, TIMELINE_WORDS, deps.config.publicBaseUrl);
   if (!outcome.ok) throw callNotFound();
   return outcome;
 }
@@ -82,7 +81,11 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
       ])
       .limit(CALLS_SHOWN + 1);
     const { page, next_cursor } = cursorPage(rows, CALLS_SHOWN, (row) => ({ at: row.created_at, id: row.id }));
-    sendPage(ctx, 200, callsPage(nav, { ...shown, calls: page.map(toCallRecord), olderCursor: next_cursor }));
+    sendPage(
+      ctx,
+      200,
+      callsPage(nav, { ...shown, calls: page.map((row) => toCallRecord(row, deps.config.publicBaseUrl)), olderCursor: next_cursor }),
+    );
   });
 
   getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {
@@ -101,34 +104,10 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, callLive(view, operator.environment, hangUp));
   });
 
-  // The call's recording, read at its carrier with the carrier's credentials (an operator's browser has none).
+  // The call's recording: its stored copy (seekable), or the carrier's until it is stored (an operator's browser has
+  // no carrier credentials), as the API serves it (api/recordings.ts).
   getOperatorPage(router, '/portal/calls/:id/recording', deps, async (ctx, operator) => {
-    const row = await callOf(deps, operator, ctx.params.id);
-    if (!row.recording_url || !deps.openRecording) throw recordingNotFound();
-    let recording;
-    try {
-      recording = await deps.openRecording({ environment: operator.environment, callId: row.id, recordingUrl: row.recording_url });
-    } catch (err) {
-      if (err instanceof CarrierRejectedError) {
-        ctx.state.log.warn({ call_id: row.id, err: err.message }, 'portal recording refused by the carrier adapter');
-        throw recordingNotFound();
-      }
-      ctx.state.log.warn({ call_id: row.id, err: (err as Error).message }, 'portal recording unavailable');
-      throw new ApiError(503, 'service_unavailable', 'The carrier did not hand over the recording; retry shortly', undefined, {
-        'Retry-After': '5',
-      });
-    }
-    const shown = recordingPresentation(recording.contentType);
-    if (shown.disposition === 'attachment')
-      ctx.state.log.warn(
-        { call_id: row.id, content_type: recording.contentType },
-        'portal recording of an unexpected type sent as a download',
-      );
-    ctx.type = shown.contentType;
-    if (recording.contentLength !== undefined) ctx.length = recording.contentLength;
-    ctx.set('Content-Disposition', `${shown.disposition}; filename="${row.id}.${shown.extension}"`);
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = recording.body;
+    await sendCallRecording(ctx, deps, await callOf(deps, operator, ctx.params.id));
   });
 
   getOperatorPage(router, '/portal/calls/:id/history.json', deps, async (ctx, operator) => {

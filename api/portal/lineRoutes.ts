@@ -188,7 +188,7 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
             'call',
             () =>
               placeCall({ ...deps, log: ctx.state.log }, actor, request, (trx, inserted) =>
-                ctx.state.idempotency!.completeInTransaction(trx, 201, { call: toCallRecord(inserted) }),
+                ctx.state.idempotency!.completeInTransaction(trx, 201, { call: toCallRecord(inserted, deps.config.publicBaseUrl) }),
               ),
             actor,
           );

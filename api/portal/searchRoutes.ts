@@ -37,7 +37,11 @@ export function searchRoutes(router: Router<AppState>, deps: AppDeps): void {
       case 'nothing':
         return sendPage(ctx, 200, searchPage(nav, { query, nothing: query !== '' }));
       case 'list':
-        return sendPage(ctx, 200, searchPage(nav, { query, found: { ...result, calls: result.calls.map(toCallRecord) } }));
+        return sendPage(
+          ctx,
+          200,
+          searchPage(nav, { query, found: { ...result, calls: result.calls.map((row) => toCallRecord(row, deps.config.publicBaseUrl)) } }),
+        );
     }
   });
 }

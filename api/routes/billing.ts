@@ -12,6 +12,8 @@ import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { usageByPeriod, type UsageUnit } from '../../src/domain/billing/usage';
 import { VOICES } from '../../src/domain/voices/catalog';
 import { CALLING_DAYS, type WorkspaceCallingWindow } from '../../src/domain/callingHours/rules';
+import { recordingSettingsOf } from '../../src/domain/recordings/rules';
+import { RECORDINGS_SETTINGS } from '../openapi/fields';
 
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
 
@@ -72,6 +74,7 @@ function toSettings(account: AccountSettings) {
     auto_recharge_threshold_cents: Number(account.auto_recharge_threshold_cents),
     auto_recharge_amount_cents: Number(account.auto_recharge_amount_cents),
     calling_window: (account.calling_window as WorkspaceCallingWindow | null | undefined) ?? null,
+    recordings: recordingSettingsOf(account.recordings),
   };
 }
 
@@ -154,6 +157,7 @@ const settingsSchema = {
         },
       },
     }),
+    recordings: RECORDINGS_SETTINGS,
   },
 };
 

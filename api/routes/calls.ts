@@ -47,6 +47,7 @@ import {
 } from '../../workflows/definitions/callControl';
 import { carrierRefusalOfFailure } from '../../workflows/definitions/failures';
 import { offsetPage } from '../pagination';
+import { sendCallRecording } from '../recordings';
 
 /*
  * Placing, reading and controlling calls. `POST /calls` refuses in a fixed order, each check only
@@ -78,6 +79,11 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   assertLineAllowed(principal, row.line_id);
   return row;
 }
+
+/** A recording's bodies, as `getCallRecording` answers them (api/recordings.ts). */
+const RECORDING_CONTENT = Object.fromEntries(
+  ['audio/wav', 'audio/mpeg', 'application/octet-stream'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+);
 
 /** `machine_detection` of a placed call: `detect` asks the carrier who answers. */
 export const MACHINE_DETECTION = { type: 'string', enum: ['detect', 'disabled'], default: 'disabled' };
@@ -153,12 +159,14 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
 async function answerPlaced(ctx: AppContext, deps: AppDeps, request: PlaceCallRequest): Promise<void> {
   const row = await answeringOutboundRefusals(ctx, deps, 'call', () =>
     placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request, (trx, inserted) =>
-      ctx.state.idempotency ? ctx.state.idempotency.completeInTransaction(trx, 201, { call: toCallRecord(inserted) }) : Promise.resolve(),
+      ctx.state.idempotency
+        ? ctx.state.idempotency.completeInTransaction(trx, 201, { call: toCallRecord(inserted, deps.config.publicBaseUrl) })
+        : Promise.resolve(),
     ),
   );
   ctx.status = 201;
   ctx.set('Location', `/api/v1/calls/${row.id}`);
-  ctx.body = { call: toCallRecord(row) };
+  ctx.body = { call: toCallRecord(row, deps.config.publicBaseUrl) };
 }
 
 async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -167,7 +175,7 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (q.line_id) assertLineAllowed(principal, q.line_id);
   const filters = { lineId: q.line_id, lineIds: allowedLineIds(principal), status: q.status };
   const { rows, total } = await offsetPage(() => filteredCallsOf(deps.db, principal, filters), q);
-  ctx.body = { calls: rows.map(toCallRecord), total };
+  ctx.body = { calls: rows.map((row) => toCallRecord(row, deps.config.publicBaseUrl)), total };
 }
 
 async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -180,7 +188,7 @@ async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
     await waitForResult(deps.temporal, ending, 5_000).catch(() => undefined);
   }
   const current = await callsOf(ctx, deps).andWhere({ id: row.id }).first();
-  ctx.body = { call: toCallRecord(current ?? row) };
+  ctx.body = { call: toCallRecord(current ?? row, deps.config.publicBaseUrl) };
 }
 
 /**
@@ -386,8 +394,44 @@ export function callRoutes(): RouteDef[] {
         responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') },
       },
       handler: async (ctx, deps) => {
-        ctx.body = { call: toCallRecord(await findCall(ctx, deps)) };
+        ctx.body = { call: toCallRecord(await findCall(ctx, deps), deps.config.publicBaseUrl) };
       },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/calls/{id}/recording',
+      operationId: 'getCallRecording',
+      rateLimit: 'reads',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      doc: {
+        summary: 'The call’s recording (audio), seekable with Range',
+        description:
+          'The `recording_url` of a call. Once the recording is copied into the operator’s store (shortly after the call ends, or after a recording ' +
+          'the carrier reports late), it is served from there: `Range: bytes=…` answers 206 with `Content-Range` (one range; several, or a malformed ' +
+          'header, answer the whole recording), a range starting past the end answers 416 with `Content-Range: bytes */<size>`, and `ETag` is ' +
+          'the recording’s SHA-256. Until then it is streamed from the carrier whole, whatever the Range (`Accept-Ranges: none`). ' +
+          '`audio/wav` or `audio/mpeg`; anything else the carrier sends is `application/octet-stream`, as a download.',
+        tags: ['calls'],
+        parameters: [
+          callIdParam,
+          {
+            name: 'Range',
+            in: 'header',
+            description: 'One byte range, e.g. `bytes=0-99`, `bytes=100-`, `bytes=-500`',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': { description: 'The whole recording', content: RECORDING_CONTENT },
+          '206': { description: 'The range asked for (`Content-Range: bytes start-end/size`)', content: RECORDING_CONTENT },
+          '404': errorResponse('`call_not_found`; `not_found`: the call has no recording (none was made, or it is not ready yet)'),
+          '416': errorResponse('`range_not_satisfiable`: the range starts past the end (`Content-Range: bytes */<size>`)'),
+          '503': errorResponse(
+            '`service_unavailable`: neither the store nor the carrier can hand the recording over right now; `Retry-After`',
+          ),
+        },
+      },
+      handler: async (ctx, deps) => sendCallRecording(ctx, deps, await findCall(ctx, deps)),
     },
     {
       method: 'post',

@@ -85,7 +85,7 @@ async function waitForCall(ctx: AppContext, deps: AppDeps): Promise<void> {
       { workspaceId: principal.workspaceId, environment: principal.environment, lineId: line.id },
       { timeoutSeconds: body.timeout_seconds ?? DEFAULT_INBOUND_WAIT_SECONDS, signal: gone.signal },
     );
-    ctx.body = call ? { call: toCallRecord(call), timed_out: false } : { call: null, timed_out: true };
+    ctx.body = call ? { call: toCallRecord(call, deps.config.publicBaseUrl), timed_out: false } : { call: null, timed_out: true };
   } finally {
     ctx.res.off('close', onClose);
   }

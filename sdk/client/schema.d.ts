@@ -669,6 +669,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/calls/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The call’s recording (audio), seekable with Range
+         * @description The `recording_url` of a call. Once the recording is copied into the operator’s store (shortly after the call ends, or after a recording the carrier reports late), it is served from there: `Range: bytes=…` answers 206 with `Content-Range` (one range; several, or a malformed header, answer the whole recording), a range starting past the end answers 416 with `Content-Range: bytes *\/<size>`, and `ETag` is the recording’s SHA-256. Until then it is streamed from the carrier whole, whatever the Range (`Accept-Ranges: none`). `audio/wav` or `audio/mpeg`; anything else the carrier sends is `application/octet-stream`, as a download.
+         */
+        get: operations["getCallRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/calls/{id}/hangup": {
         parameters: {
             query?: never;
@@ -1854,6 +1874,11 @@ export interface components {
                 end: string;
                 days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
             } | null;
+            /** @description What is kept of each call in the operator’s recordings store, besides its recording and transcript */
+            recordings: {
+                /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
+                store_events: boolean;
+            };
         };
         UsageDay: {
             /** Format: date */
@@ -7758,6 +7783,9 @@ export interface operations {
                      *         "days": [
                      *           "sun"
                      *         ]
+                     *       },
+                     *       "recordings": {
+                     *         "store_events": true
                      *       }
                      *     }
                      */
@@ -7859,6 +7887,9 @@ export interface operations {
                  *           "thu",
                  *           "fri"
                  *         ]
+                 *       },
+                 *       "recordings": {
+                 *         "store_events": true
                  *       }
                  *     }
                  */
@@ -7898,6 +7929,11 @@ export interface operations {
                          */
                         days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                     } | null;
+                    /** @description What is kept of each call in the operator’s recordings store, besides its recording and transcript */
+                    recordings?: {
+                        /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
+                        store_events?: boolean;
+                    };
                 };
             };
         };
@@ -7920,6 +7956,9 @@ export interface operations {
                      *         "days": [
                      *           "sun"
                      *         ]
+                     *       },
+                     *       "recordings": {
+                     *         "store_events": true
                      *       }
                      *     }
                      */
@@ -10264,6 +10303,170 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCallRecording: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, e.g. `bytes=0-99`, `bytes=100-`, `bytes=-500` */
+                Range?: string;
+            };
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole recording */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "audio/wav": string;
+                    /** @example example */
+                    "audio/mpeg": string;
+                    /** @example example */
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked for (`Content-Range: bytes start-end/size`) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "audio/wav": string;
+                    /** @example example */
+                    "audio/mpeg": string;
+                    /** @example example */
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found`; `not_found`: the call has no recording (none was made, or it is not ready yet) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `range_not_satisfiable`: the range starts past the end (`Content-Range: bytes *\/<size>`) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "range_not_satisfiable",
+                     *         "message": "Range not satisfiable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: neither the store nor the carrier can hand the recording over right now; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
                      *       }
                      *     }
                      */

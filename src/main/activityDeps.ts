@@ -5,7 +5,9 @@ import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
+import type { RecordingStore } from '../adapters/storage/port';
 import { buildCarrier } from './carriers';
+import { recordingStoreFromConfig } from './recordingStore';
 import { paymentProcessorsFor } from './payments';
 import { telnyxInboxSweeping } from './telnyxInbox';
 
@@ -23,6 +25,8 @@ export function buildActivityDeps(
     temporal: () => Client;
     /** The sealing key, when the caller has one already (a bench's own); else SECRETS_KEY, parsed here. */
     secretsKey?: SecretsKeyRing;
+    /** The recordings store, when the caller has one already (the test harness shares its API's); else `RECORDINGS_STORE`'s. */
+    recordingStore?: RecordingStore;
   },
 ): ActivityDeps {
   const secretsKey = sources.secretsKey ?? parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
@@ -30,6 +34,7 @@ export function buildActivityDeps(
     config,
     db: sources.db,
     carrier: buildCarrier(config, sources.db),
+    recordingStore: sources.recordingStore ?? recordingStoreFromConfig(config),
     payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,

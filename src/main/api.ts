@@ -4,6 +4,7 @@ import { cardVaultsFor } from './payments';
 import { mailerFor } from '../adapters/email/smtp';
 import { telnyxInboxPorts } from './telnyxInbox';
 import { recordingOpener } from './carrierRecordings';
+import { recordingStoreFromConfig } from './recordingStore';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
@@ -42,6 +43,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     draining: () => draining,
     telnyxInbox: telnyxInboxPorts(config, db),
     openRecording: recordingOpener(config),
+    recordingStore: recordingStoreFromConfig(config),
     cardVaults: cardVaultsFor(config),
     mailer: mailerFor(config, logger),
   });

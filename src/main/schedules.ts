@@ -9,6 +9,7 @@ import {
 import type { Duration, Workflow } from '@temporalio/common';
 import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
 import type { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
+import type { sweepCallCopiesWorkflow } from '../../workflows/recordings';
 import type { recoverOrphansWorkflow } from '../../workflows/recovery';
 import type { sweepTelnyxInboxWorkflow } from '../../workflows/telnyxInbox';
 import type { sweepStrandedEventsWorkflow } from '../../workflows/webhooks';
@@ -19,6 +20,7 @@ export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
 export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
 export const WEBHOOK_SWEEP_SCHEDULE_ID = 'webhooks-sweep-stranded-events';
 export const TELNYX_INBOX_SCHEDULE_ID = 'telnyx-inbox-sweep';
+export const CALL_COPY_SWEEP_SCHEDULE_ID = 'recordings-sweep-call-copies';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
@@ -55,6 +57,13 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       RECOVERY_SCHEDULE_ID,
       '5 minutes',
       startWorkflow<typeof recoverOrphansWorkflow>('recoverOrphansWorkflow', { args: [{}], workflowId: 'recovery-sweep', taskQueue }),
+    ),
+    // Calls ended 10 minutes to a week ago whose recording or transcript is not in the store yet (their copy was never
+    // started: a crashed starter, a lost start), beside the recovery sweep (see workflows/recordings.ts).
+    repeating(
+      CALL_COPY_SWEEP_SCHEDULE_ID,
+      '5 minutes',
+      startWorkflow<typeof sweepCallCopiesWorkflow>('sweepCallCopiesWorkflow', { args: [], workflowId: 'recordings-sweep', taskQueue }),
     ),
     // Webhook events whose raiser died before settling their first attempt (src/domain/webhooks/sweep.ts):
     // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).

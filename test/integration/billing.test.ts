@@ -334,7 +334,21 @@ describe('billing', () => {
         auto_recharge_amount_cents: 2000,
         // No narrowing of the calling window until the workspace sets one (issue 31).
         calling_window: null,
+        // Issue 32: only the recording and transcript are kept until the workspace asks for the events too.
+        recordings: { store_events: false },
       });
+      const keepEvents = await h.request('PATCH', '/api/v1/settings', {
+        key: tenant.keys.test,
+        body: { recordings: { store_events: true } },
+      });
+      expect(keepEvents.body.recordings).toEqual({ store_events: true });
+      // The recordings settings change field by field: what a PATCH does not name stays.
+      expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: {} } })).body.recordings).toEqual({
+        store_events: true,
+      });
+      expect(
+        (await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: 'yes' } } })).status,
+      ).toBe(422);
       const patched = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { default_webhook_url: 'https://hooks.example.test/all', auto_recharge_threshold_cents: 1000 },

@@ -16,7 +16,7 @@ import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '.
 import type { WorkflowHandle } from '@temporalio/client';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
-import { createTenant, eventually, noModel } from '../support/harness';
+import { createTenant, eventually, noModel, scratchRecordingStore } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 import { testDataConverter } from '../support/payloadCodec';
 
@@ -60,6 +60,7 @@ function overHours(title: string, body: (f: OverHours) => void): void {
         config: loadConfig(),
         db: f.db,
         carrier: {} as CarrierAdapter,
+        recordingStore: scratchRecordingStore(),
         // The test environment's processor is never reached here; a dead port says so.
         payments: { live, test: new SimulatorPaymentProcessor('http://127.0.0.1:9', secret) },
         temporal: () => f.env.client,

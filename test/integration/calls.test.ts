@@ -59,12 +59,11 @@ describe('calls', () => {
     await calls.untilStatus(id, ['in_progress']);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // pacing: the recording holds over half a second of audio
     const call = (await calls.hangUp(id)).body.call;
-    expect(call.recording_url).toMatch(/\/recordings\/.+\.wav$/);
-    // The carrier's media store wants the simulator's credentials, like the control API.
+    // Switchboard's own URL, read with the key (the carrier's stays behind it).
+    expect(call.recording_url).toBe(`${h.apiUrl}/api/v1/calls/${id}/recording`);
+    expect((await h.db('calls').where({ id }).first()).recording_url).toMatch(/\/recordings\/.+\.wav$/);
     const wav = Buffer.from(
-      await (
-        await fetch(call.recording_url!, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })
-      ).arrayBuffer(),
+      await (await fetch(call.recording_url!, { headers: { authorization: `Bearer ${tenant.keys.test}` } })).arrayBuffer(),
     );
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
     expect(wav.subarray(8, 12).toString()).toBe('WAVE');

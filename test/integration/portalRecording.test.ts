@@ -11,9 +11,13 @@ describe('portal call recordings', () => {
   const operator = async (): Promise<PortalClient> => (await signUpOperator(h, 'recording')).client;
 
   /** The raw answer (bytes) of a portal GET with the client's session, as the browser's audio element asks. */
-  async function fetchAs(client: PortalClient, path: string): Promise<{ res: Response; bytes: Buffer }> {
+  async function fetchAs(
+    client: PortalClient,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ res: Response; bytes: Buffer }> {
     const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const res = await fetch(`${h.apiUrl}${path}`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    const res = await fetch(`${h.apiUrl}${path}`, { redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
     return { res, bytes: Buffer.from(await res.arrayBuffer()) };
   }
 
@@ -78,6 +82,14 @@ describe('portal call recordings', () => {
     const anonymous = await fetchAs(new PortalClient(h.apiUrl), path);
     expect(anonymous.res.status).toBe(302);
     expect(anonymous.res.headers.get('location')).toBe('/portal/login');
+
+    // Once its copy is in the store (issue 32), the player can seek: a range of it, from the store.
+    await eventually(async () => (await h.db('call_objects').where({ call_id: callId, kind: 'recording' }).first()) ?? undefined, 20_000);
+    const sought = await fetchAs(client, path, { range: 'bytes=44-99' });
+    expect(sought.res.status).toBe(206);
+    expect(sought.res.headers.get('accept-ranges')).toBe('bytes');
+    expect(sought.res.headers.get('content-range')).toBe(`bytes 44-99/${played.bytes.length}`);
+    expect(sought.bytes.equals(played.bytes.subarray(44, 100))).toBe(true);
 
     // A recording URL off the carrier's host is never fetched (the adapter's credentials stay home): no recording.
     await h.db('calls').where({ id: callId }).update({ recording_url: 'http://169.254.169.254/recordings/x.wav' });

@@ -120,7 +120,15 @@ describe('Telnyx carrier', () => {
       const got = (await calls.get(id)) as { recording_url: string | null };
       return got.recording_url ?? undefined;
     });
-    expect(recorded).toMatch(/^https:\/\/api\.telnyx\.com\/v2\/recordings\/[0-9a-f-]{36}$/);
+    expect(recorded).toBe(`${ctx.h.apiUrl}/api/v1/calls/${id}/recording`);
+    // Telnyx's recording is kept behind Switchboard's URL, and copied into the store from there.
+    const carrierUrl = (await ctx.h.db('calls').where({ id }).first()).recording_url;
+    expect(carrierUrl).toMatch(/^https:\/\/api\.telnyx\.com\/v2\/recordings\/[0-9a-f-]{36}$/);
+    await eventually(
+      async () => (await ctx.h.db('call_objects').where({ call_id: id, kind: 'recording', carrier_url: carrierUrl }).first()) ?? undefined,
+      20_000,
+      'the late recording to be stored',
+    );
   });
 
   it('an outbound webhook-mode call: dial, answer, begin message, caller sentence → message → reply, hang-up', async () => {

@@ -223,8 +223,10 @@ describe('Telnyx webhook delivery', () => {
     await stub.finishSpeech(call.id);
     await stub.hangUpRemote(call.id);
     const recorded = await eventually(async () => (await calls.get(id)).recording_url ?? undefined);
+    expect(recorded).toBe(`${ctx.h.apiUrl}/api/v1/calls/${id}/recording`);
+    // Telnyx's recording is kept behind Switchboard's URL.
     const [recordingId] = [...stub.recordings.entries()].find(([, r]) => r.callControlId === call.id)!;
-    expect(recorded).toBe(`https://api.telnyx.com/v2/recordings/${recordingId}`);
+    expect((await ctx.h.db('calls').where({ id }).first()).recording_url).toBe(`https://api.telnyx.com/v2/recordings/${recordingId}`);
     // The webhook named no call of ours (its client_state was the speak's) and neither the call_control_id nor the recording.
     const saved = stub.webhooks.deliveries.find((d) => d.eventType === 'call.recording.saved' && d.about === `leg-${call.id}`)!;
     const row = await findInboxEvent(ctx.h.db, saved.eventId);

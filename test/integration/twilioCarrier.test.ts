@@ -267,7 +267,10 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(call.id, ['in_progress']);
     await calls.hangUp(call.id);
     const ended = await calls.untilStatus(call.id, ['completed']);
-    expect(ended.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+    // The call shows Switchboard's URL; Twilio's is kept behind it (the copy reads it there).
+    expect(ended.recording_url).toBe(`${h.apiUrl}/api/v1/calls/${call.id}/recording`);
+    const row = await h.db('calls').where({ id: call.id }).first();
+    expect(row.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
   });
 
   it('an answered inbound call on a recording line: its recording reports to recordingStatusCallback and becomes its recording_url', async () => {
@@ -291,10 +294,18 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       20_000,
       'the recording_url',
     );
-    expect(recorded.recording_url).toBe(reported.params.RecordingUrl);
-    expect(recorded.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
-    // What the portal plays: the adapter reads it at Twilio as `.wav` with the account's credentials.
-    const audio = await openTwilioRecording({ accountSid: stub.accountSid, authToken: stub.authToken }, stub.url, recorded.recording_url!);
+    expect(recorded.recording_url).toBe(`${h.apiUrl}/api/v1/calls/${row.id}/recording`);
+    const carrierUrl = (await h.db('calls').where({ id: row.id }).first()).recording_url as string;
+    expect(carrierUrl).toBe(reported.params.RecordingUrl);
+    expect(carrierUrl).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+    // The late recording is copied into the store too (its copy asked for when the callback kept it).
+    await eventually(
+      async () => (await h.db('call_objects').where({ call_id: row.id, kind: 'recording', carrier_url: carrierUrl }).first()) ?? undefined,
+      20_000,
+      'the late recording to be stored',
+    );
+    // What the copy reads: the adapter reads it at Twilio as `.wav` with the account's credentials.
+    const audio = await openTwilioRecording({ accountSid: stub.accountSid, authToken: stub.authToken }, stub.url, carrierUrl);
     const bytes: Buffer[] = [];
     for await (const chunk of audio.body) bytes.push(chunk as Buffer);
     expect(Buffer.concat(bytes).subarray(0, 4).toString('ascii')).toBe('RIFF');
@@ -306,7 +317,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       RecordingUrl: `${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE${'0'.repeat(32)}`,
     };
     expect((await stub.post(reported.url, forged, stub.sign(reported.url, forged, 'a'.repeat(32)))).status).toBe(403);
-    expect((await calls.get(row.id)).recording_url).toBe(reported.params.RecordingUrl);
+    expect((await h.db('calls').where({ id: row.id }).first()).recording_url).toBe(reported.params.RecordingUrl);
   });
 
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {

@@ -97,6 +97,7 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   placeCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone() } }),
   listCalls: (r) => ({ query: { line_id: r.lineId } }),
   getCall: (r) => ({ params: { id: r.endedCallId } }),
+  getCallRecording: (r) => ({ params: { id: r.endedCallId } }),
   hangUpCall: (r) => ({ params: { id: r.endedCallId } }),
   placeConversationCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone(), topic: 'the auth matrix' } }),
   speakOnCall: (r) => ({ params: { id: r.liveCallId }, body: { text: 'Hello from the matrix.' } }),

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
 import { customer } from './customer';
-import { webhookLine, type Harness, type Tenant } from './harness';
+import { eventually, webhookLine, type Harness, type Tenant } from './harness';
 
 /**
  * A tenant's resources in one environment, made through the public API as a customer would:
@@ -66,6 +66,8 @@ export async function makeEnvFixtures(
       line: () =>
         webhookLine({
           name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`,
+          // Its calls have a recording to read (`GET /calls/{id}/recording`).
+          recording_enabled: true,
           ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}),
         }),
     },
@@ -80,6 +82,8 @@ export async function makeEnvFixtures(
   await as.calls.untilStatus(ended, ['in_progress']);
   await ok('POST', `/api/v1/calls/${ended}/hangup`);
   await as.calls.untilStatus(ended, ['completed']);
+  // Its copy into the recordings store lands now, not while a test compares the tenant's data before and after.
+  await eventually(async () => (await h.db('call_objects').where({ call_id: ended, kind: 'recording' }).first()) ?? undefined, 30_000);
   const live = (await as.calls.dial(line.id, phoneNumber)).id;
   await as.calls.untilStatus(live, ['in_progress']);
 

@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +11,9 @@ import { createApp } from '../../api/app';
 import { cardVaultsFor } from '../../src/main/payments';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { recordingOpener } from '../../src/main/carrierRecordings';
+import { recordingStoreFromConfig } from '../../src/main/recordingStore';
+import { FilesystemRecordingStore } from '../../src/adapters/storage/filesystemStore';
+import type { RecordingStore } from '../../src/adapters/storage/port';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
 import { WORKER_TUNING } from '../../src/main/worker';
@@ -122,8 +128,12 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: credentials.paymentsApiKey });
   const mail = await startSmtpReceiver();
+  // The recordings the worker copies, and the API serves, in a directory of this harness's (unless the test names a store).
+  const recordingsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-recordings-'));
+  const loaded = loadConfig();
   const config: Config = {
-    ...loadConfig(),
+    ...loaded,
+    recordings: { ...loaded.recordings, dir: recordingsDir },
     taskQueue: `test-${crypto.randomUUID()}`,
     simulatorUrl: sim.url,
     paymentsLiveUrl: sim.url,
@@ -143,6 +153,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     ...overrides,
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
+  const recordingStore = recordingStoreFromConfig(config);
   // Payloads encrypted as in production (TEMPORAL_PAYLOAD_KEY from the global setup, or the test's override).
   const payloadCodec = payloadCodecOf(config);
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace, payloadCodec);
@@ -170,6 +181,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       callingHoursNow: () => callingHoursAt,
       telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
+      recordingStore,
       cardVaults: cardVaultsFor(config),
       mailer: smtpMailer(config.smtpUrl ?? mail.url, config.mailFrom),
     });
@@ -240,6 +252,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
           SECRETS_KEY: config.secretsKey,
           TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
+          // The harness's recordings store (its API serves what a spawned worker copies).
+          RECORDINGS_STORE: config.recordings.store,
+          RECORDINGS_DIR: config.recordings.dir,
           LOG_LEVEL: 'info',
           ...env,
         },
@@ -268,6 +283,8 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           SECRETS_KEY: config.secretsKey,
           TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
+          RECORDINGS_STORE: config.recordings.store,
+          RECORDINGS_DIR: config.recordings.dir,
           LOG_LEVEL: 'info',
           ...env,
         },
@@ -284,7 +301,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         dataConverter: dataConverterWith(payloadCodec),
         activities: createActivities({
-          ...buildActivityDeps(config, { db, temporal: () => temporal }),
+          ...buildActivityDeps(config, { db, temporal: () => temporal, recordingStore }),
           callingHoursNow: () => callingHoursAt,
         }),
         ...WORKER_TUNING,
@@ -313,6 +330,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       await mail.close();
       await temporal.connection.close();
       await db.destroy();
+      fs.rmSync(recordingsDir, { recursive: true, force: true });
     },
   };
   return harness;
@@ -390,6 +408,11 @@ const noProcessor: PaymentProcessor = {
 };
 
 /** For workers in tests that never charge a card. */
+/** A filesystem recordings store in a fresh temporary directory: for workers whose copies no test reads. */
+export function scratchRecordingStore(): RecordingStore {
+  return new FilesystemRecordingStore(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-recordings-')));
+}
+
 export const noPayments: PaymentProcessors = { test: noProcessor, live: noProcessor };
 
 /** For workers in tests that never take a hosted turn. */

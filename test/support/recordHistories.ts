@@ -196,6 +196,13 @@ async function main(): Promise<void> {
       });
       await save(h, inboxSweep.workflowId, path.join(out, 'sweepTelnyxInboxWorkflow.json'));
 
+      // One pass of the call-copy sweeper (its schedule runs it every 5 minutes).
+      const copySweep = await h.temporal.workflow.start('sweepCallCopiesWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `recordings-sweep-${Date.now()}`,
+      });
+      await save(h, copySweep.workflowId, path.join(out, 'sweepCallCopiesWorkflow.json'));
+
       // A conversation: a `{text}` reply, a streamed (NDJSON) reply, a long reply the caller
       // talks over (interrupted), then a hang-up through the API.
       const agent = await startReceiver();
@@ -349,7 +356,7 @@ async function main(): Promise<void> {
       // Dispatchers with `campaign-dials-calls` place the call and start its workflow themselves, and the call settles its
       // attempt. (campaignWorkflow.json started attempt workflows as children; campaignWorkflow.dial-batch.json and
       // campaignAttemptWorkflow.json, recorded before it, started them from a local activity.)
-      const campaignLine = await createActiveLine(h, tenant.keys.test, webhookLine());
+      const campaignLine = await createActiveLine(h, tenant.keys.test, webhookLine({ recording_enabled: true }));
       const campaign = await h.request('POST', '/api/v1/campaigns', {
         key: tenant.keys.test,
         // The API's clock was moved a day on above; the worker's is the real one, which the start is judged by.
@@ -372,6 +379,12 @@ async function main(): Promise<void> {
       // The same call's history since its records and settlement became local activities (v10 was recorded before).
       await save(h, campaignCall, path.join(out, 'callWorkflow.v11-records-inline.json'));
       await save(h, workflowIds.campaign(campaignId), path.join(out, 'campaignWorkflow.dials-calls.json'));
+      // Issue 32: the same call asks for its durable copy once it has ended, and its copy stores the recording.
+      await save(h, campaignCall, path.join(out, 'callWorkflow.v12-durable-copy.json'));
+      await until(async () => (await h.db('call_objects').where({ call_id: campaignCall })).length > 0, 'the call copy', {
+        timeoutMs: 30_000,
+      });
+      await save(h, workflowIds.callCopy(campaignCall), path.join(out, 'callCopyWorkflow.recording.json'));
 
       // A campaign's call that a machine answers: its voicemail message is played to its end from the end of the
       // machine's greeting (the beep), then it hangs up. (callWorkflow.v8-campaign-voicemail was recorded before
@@ -440,7 +453,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { loadConfig } = require('../../src/platform/config') as typeof import('../../src/platform/config');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { noModel, noPayments } = require('./harness') as typeof import('./harness');
+  const { noModel, noPayments, scratchRecordingStore } = require('./harness') as typeof import('./harness');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EgressPolicy } = require('../../src/platform/net/egress') as typeof import('../../src/platform/net/egress');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -456,6 +469,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
         config: loadConfig(),
         db: h.db,
         carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter,
+        recordingStore: scratchRecordingStore(),
         payments: noPayments,
         model: noModel,
         temporal: () => env.client,

@@ -323,6 +323,18 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'the header, cells within their lengths, RFC 4180 quoting and UTF-8 (its description says them; the refusal names the row and column).',
   },
   {
+    operations: ['GET /api/v1/calls/{id}/recording'],
+    status: 416,
+    code: 'range_not_satisfiable',
+    reason: 'Where a recording ends is its size, known once it is stored (the 416 answers it in `Content-Range`).',
+  },
+  {
+    operations: ['GET /api/v1/calls/{id}/recording'],
+    status: 503,
+    code: 'service_unavailable',
+    reason: 'Whether the recordings store or the carrier can hand a recording over right now (the fixtures’ carrier is the simulator).',
+  },
+  {
     operations: ['POST /api-tokens'],
     status: 422,
     code: 'validation_error',

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/platform/config';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import type { EgressPolicy } from '../../src/platform/net/egress';
-import { noModel, noPayments } from './harness';
+import { noModel, noPayments, scratchRecordingStore } from './harness';
 import { testDataConverter } from './payloadCodec';
 
 /**
@@ -29,6 +29,7 @@ export async function timeSkippingWorker(
       config: loadConfig(),
       db: deps.db,
       carrier: deps.carrier ?? ({} as CarrierAdapter),
+      recordingStore: scratchRecordingStore(),
       payments: noPayments,
       model: noModel,
       temporal: () => env.client,

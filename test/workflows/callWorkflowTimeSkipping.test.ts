@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities, HostedTurnOutcome } from '../../activities/hosted';
+import type { RecordingActivities } from '../../activities/recordings';
 import { callChargeCents, ratePerMinuteCents, type Zone } from '../../src/domain/billing/pricing';
 import type { LineMode } from '../../src/domain/lines/rules';
 import type { callWorkflow } from '../../workflows/calls/workflow';
@@ -81,9 +82,14 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
   type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking' | 'transferCall'> &
     Pick<CallActivities, 'publishCallEvent' | 'recordCallState' | 'appendTranscript'> &
     Pick<BillingActivities, 'extendReservation' | 'settleReservation'> &
-    Pick<HostedActivities, 'takeHostedTurn'>;
+    Pick<HostedActivities, 'takeHostedTurn'> &
+    Pick<RecordingActivities, 'wantCallCopy'>;
 
   const fakes: Fakes = {
+    /** The durable copy is not this file's: an ended call asks for it, and nothing is started. */
+    async wantCallCopy() {
+      return { wanted: false };
+    },
     async claimCall() {
       return { claimed: true };
     },

@@ -3,6 +3,7 @@ import type { AudioActivities } from '../../activities/audio/activities';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
+import type { RecordingActivities } from '../../activities/recordings';
 import type { ToolActivities } from '../../activities/tools';
 import * as options from '../activityOptions';
 import type { CampaignCallActivities } from '../definitions/campaigns';
@@ -56,5 +57,7 @@ export const audio = proxyActivities<AudioActivities>(options.audioRelay);
 export const keypad = proxyActivities<CallActivities>(options.keypad);
 /** The tools a hosted call's model calls: one attempt each (a lost one is an error result for the model). */
 export const tools = proxyActivities<ToolActivities>(options.toolCall);
+/** An answered call, once ended: its durable copy asked for, in the call's last workflow task (workflows/recordings.ts). */
+export const copies = proxyLocalActivities<RecordingActivities>(options.localStore);
 /** A campaign's call, once ended: its attempt settled and its campaign woken, in the call's last workflow task. */
 export const campaigns = proxyLocalActivities<CampaignCallActivities>(options.localStore);

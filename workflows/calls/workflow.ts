@@ -2,7 +2,7 @@ import { allHandlersFinished, CancellationScope, condition, ContinueAsNew, conti
 import type { CampaignAttemptInput } from '../definitions/campaigns';
 import type { CallInput, CallResult } from '../definitions/calls';
 import { patches } from '../patches';
-import { campaigns, publishCallEvent, records } from './activities';
+import { campaigns, copies, publishCallEvent, records } from './activities';
 import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
@@ -22,9 +22,13 @@ import { actOnRelayEnd, startRelay, takeTurn } from './turns';
  */
 export async function callWorkflow(input: CallInput, continued?: CallContinuation): Promise<CallResult> {
   if (!continued && !patched(patches.callV2)) return legacyCallWorkflow(input);
-  if (input.campaignAttempt && patched(patches.campaignCallSettles))
-    return settlingAttempt(input.campaignAttempt, () => runCall(input, continued));
-  return runCall(input, continued);
+  const result =
+    input.campaignAttempt && patched(patches.campaignCallSettles)
+      ? await settlingAttempt(input.campaignAttempt, () => runCall(input, continued))
+      : await runCall(input, continued);
+  // An answered call's recording and transcript go to the operator's store (workflows/recordings.ts).
+  if (result.status === 'completed' && patched(patches.callCopy)) await copies.wantCallCopy(input.callId);
+  return result;
 }
 
 /**

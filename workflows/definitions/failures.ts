@@ -16,6 +16,8 @@ export const FailureTypes = {
   cardDeclined: 'CardDeclined',
   /** The card processor refused the request itself. */
   paymentRejected: 'PaymentRejected',
+  /** The recordings store refused the request itself (a bad ref or range: our bug, not the store's state). */
+  storeRefused: 'StoreRefused',
 } as const;
 
 /** An activity failed with one of `types` (and not for want of an answer). */

@@ -10,6 +10,8 @@ export const workflowIds = {
   autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
   /** Ends one call whose own workflow is gone (asked for by a hang-up or a line release). */
   callRecovery: (callId: string) => `call-recovery:${callId}`,
+  /** The durable copy of one call's recording, transcript and events into the recordings store (one run at a time). */
+  callCopy: (callId: string) => `call-copy:${callId}`,
   /** A campaign's dispatcher, for its whole life (continued as new as its history grows). */
   campaign: (campaignId: string) => `campaign:${campaignId}`,
   /** One claim of one contact by the dispatcher: a claim starts one attempt, whatever replays. */

@@ -22,6 +22,7 @@ import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
 import { isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { findCallByCarrierId, findCallById, recordLateRecording, type CallRow } from '../../../src/domain/calls/store';
+import { wantCopyOfLateRecording } from '../../../src/domain/recordings/start';
 import { findLineById } from '../../../src/domain/lines/store';
 import { withinCarrierReach, type CarrierReach } from '../../../src/domain/carriers/reach';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
@@ -267,4 +268,5 @@ export const recordingStatus: Handler = async (ctx, deps, params) => {
   }
   const kept = await recordLateRecording(deps.db, { id: call.id, carrierCallId: params.CallSid }, params.RecordingUrl);
   ctx.state.log.info({ call_id: call.id, recordingSid: params.RecordingSid, kept }, 'twilio recording saved');
+  if (kept) await wantCopyOfLateRecording({ ...deps, log: ctx.state.log }, call.id);
 };

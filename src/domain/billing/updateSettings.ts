@@ -48,7 +48,10 @@ export async function updateSettings(
     if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   }
   const window = changes.calling_window as WorkspaceCallingWindow | null | undefined;
-  const written = window ? { ...changes, calling_window: normalizedCallingWindow(window) } : changes;
+  const written: Record<string, unknown> = window ? { ...changes, calling_window: normalizedCallingWindow(window) } : { ...changes };
+  // The recordings settings are one JSON object: the fields named change, the others stay.
+  if (changes.recordings !== undefined)
+    written.recordings = deps.db.raw("coalesce(recordings, '{}'::jsonb) || ?::jsonb", [JSON.stringify(changes.recordings)]);
   const tenant = { workspaceId: actor.workspaceId, environment: actor.environment };
   await ensureAccount(deps.db, tenant);
   const now = deps.now();
@@ -59,9 +62,9 @@ export async function updateSettings(
       const shown = (value: unknown) =>
         field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value;
       const [from, to] = [shown(before[field]), shown(after[field])];
-      // A calling window is a JSON value (jsonb: both sides read back in one key order).
+      // A calling window and the recordings settings are JSON values (jsonb: both sides read back in one key order).
       const differs =
-        field === 'calling_window'
+        field === 'calling_window' || field === 'recordings'
           ? JSON.stringify(before[field]) !== JSON.stringify(after[field])
           : String(before[field]) !== String(after[field]);
       if (differs) changed[field] = { from, to };

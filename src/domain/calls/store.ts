@@ -8,6 +8,7 @@ import type { LineMode } from '../lines/rules';
 import type { ToolDeclaration } from '../tools/declarations';
 import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import type { TenantRow } from '../workspaces/tenantRow';
+import { servedRecordingUrl } from '../recordings/rules';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
 export interface CallRow extends TenantRow {
@@ -269,8 +270,29 @@ export function transcriptAppend(callId: string, addition: TranscriptAddition): 
   };
 }
 
-/** The call record on the wire (`{call}`). */
-export function toCallRecord(row: CallRow) {
+/** The transcript as the API shows it (and the store keeps it: src/domain/recordings/copy.ts); null when the call has none. */
+export function transcriptRecord(row: Pick<CallRow, 'transcript'>) {
+  // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
+  return (
+    row.transcript?.map((entry) => {
+      const { role, text, timestamp, interrupted, kind, tool } = entry as {
+        role: string;
+        text: string;
+        timestamp: string;
+        interrupted?: boolean;
+        kind?: string;
+        tool?: ToolCallRecord;
+      };
+      return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}), ...(tool ? { tool } : {}) };
+    }) ?? null
+  );
+}
+
+/**
+ * The call record on the wire (`{call}`). `recording_url` is Switchboard's own URL of the recording
+ * (`GET /api/v1/calls/{id}/recording`, under `publicBaseUrl`) whenever the carrier reported one, never the carrier's.
+ */
+export function toCallRecord(row: CallRow, publicBaseUrl: string) {
   return {
     id: row.id,
     line_id: row.line_id,
@@ -283,22 +305,10 @@ export function toCallRecord(row: CallRow) {
     charge_cents: row.charge_cents === null ? null : Number(row.charge_cents),
     started_at: row.started_at ? row.started_at.toISOString() : null,
     ended_at: row.ended_at ? row.ended_at.toISOString() : null,
-    recording_url: row.recording_url,
+    recording_url: row.recording_url ? servedRecordingUrl(publicBaseUrl, row.id) : null,
     answered_by: row.answered_by,
     transferred_to: row.transferred_to,
-    // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
-    transcript:
-      row.transcript?.map((entry) => {
-        const { role, text, timestamp, interrupted, kind, tool } = entry as {
-          role: string;
-          text: string;
-          timestamp: string;
-          interrupted?: boolean;
-          kind?: string;
-          tool?: ToolCallRecord;
-        };
-        return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}), ...(tool ? { tool } : {}) };
-      }) ?? null,
+    transcript: transcriptRecord(row),
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
     topic: row.topic,

@@ -211,6 +211,8 @@ export async function callTimeline(
   tenant: BillingTenant,
   callId: string,
   words: TimelineWords,
+  /** Where the call's `recording_url` points (`toCallRecord`). */
+  publicBaseUrl: string,
   now = new Date(),
 ): Promise<CallTimelineOutcome> {
   const row: CallRow | undefined = UUID.test(callId) ? await callsOfTenant(db, tenant).where({ id: callId }).first() : undefined;
@@ -220,7 +222,7 @@ export async function callTimeline(
     settlementPostingOf(db, tenant, `call:${row.id}`),
   ]);
   const facts: CallTimelineFacts = {
-    call: toCallRecord(row),
+    call: toCallRecord(row, publicBaseUrl),
     ringingAt: row.ringing_at ? row.ringing_at.toISOString() : null,
     deliveries,
     charge: posting ? { amountCents: -Number(posting.amount_cents), description: posting.description, at: posting.created_at } : null,

@@ -13,6 +13,7 @@ import { answerInboundCall, InboundCallRefusedError } from '../calls/answerInbou
 import { CallNotFoundError, deliverCarrierCallEvent } from '../calls/carrierEvent';
 import { findCallByCarrierId, findCallById, recordLateRecording } from '../calls/store';
 import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
+import { wantCopyOfLateRecording } from '../recordings/start';
 import { takeCarrierReceipt } from '../messages/carrierReceipt';
 import { takeInboundMessage } from '../messages/inbound';
 import { findMessageIdByCarrierId } from '../messages/store';
@@ -94,6 +95,7 @@ async function applyTranslation(deps: TelnyxInboxDeps, translation: TelnyxTransl
       if (!carrierCallId) return done('no_call', 'the call has no carrier id');
       const kept = await recordLateRecording(deps.db, { id: call.id, carrierCallId }, translation.recordingUrl);
       deps.log.info({ call_id: call.id, kept }, 'telnyx recording saved');
+      if (kept) await wantCopyOfLateRecording(deps, call.id);
       return done(kept ? 'done' : 'ignored', kept ? undefined : 'the call has a recording already, or is of another leg');
     }
     case 'call':

@@ -28,7 +28,7 @@ export class Switchboard {
 
   constructor(
     readonly baseUrl: string,
-    apiKey: string,
+    private readonly apiKey: string,
   ) {
     this.client = createSwitchboardClient({ baseUrl, apiKey });
   }
@@ -51,6 +51,25 @@ export class Switchboard {
       return [`the API refused SMOKE_API_KEY: ${err instanceof SwitchboardApiError ? `${err.status} ${err.code}` : String(err)}`];
     }
     return [];
+  }
+
+  /**
+   * A call's recording as Switchboard serves it (issue 32): `recording_url` is Switchboard's own
+   * (`…/api/v1/calls/<id>/recording`), read with the key; its first KiB must be audio (206 once the copy is in the
+   * recordings store, 200 from the carrier until then).
+   */
+  async servedRecording(call: { id: string; recording_url: string }): Promise<{ status: number; contentType: string; bytes: number }> {
+    if (!call.recording_url.endsWith(`/api/v1/calls/${call.id}/recording`))
+      throw new Error(`recording_url ${call.recording_url} is not Switchboard's own URL of call ${call.id}`);
+    const res = await fetch(call.recording_url, {
+      headers: { authorization: `Bearer ${this.apiKey}`, range: 'bytes=0-1023' },
+      signal: AbortSignal.timeout(60_000),
+    });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    const contentType = res.headers.get('content-type') ?? '';
+    if ((res.status !== 200 && res.status !== 206) || !contentType.startsWith('audio/') || bytes === 0)
+      throw new Error(`GET ${call.recording_url} answered ${res.status} ${contentType} (${bytes} bytes), not audio`);
+    return { status: res.status, contentType, bytes };
   }
 
   async createLine(body: LineCreate): Promise<{ line: Line; secret: string }> {

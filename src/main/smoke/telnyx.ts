@@ -8,7 +8,7 @@ import {
   deleteRecordingAtTelnyx,
   deliveriesMentioning,
   numberAt,
-  recordingBehind,
+  recordingOfCall,
   telnyxClient,
   type TelnyxSession,
 } from './telnyxSide';
@@ -59,12 +59,10 @@ const recordingCheck: Check<TelnyxSession> = {
     const {
       recorded: [call],
     } = await recordedCall(session, ['a'], 4 * 60_000);
-    const recording = await recordingBehind(session.telnyx, call.recording_url);
-    // NaN: a link to the audio itself, whose length Telnyx does not say.
-    expectThat(!(recording.seconds <= 0), `Telnyx recording ${recording.id} lasts ${recording.seconds} s`);
-    expectThat(recording.downloads.length > 0, `Telnyx recording ${recording.id} has no download URL`);
-    session.recording = call.recording_url;
-    return `recording_url ${call.recording_url}: ${Number.isNaN(recording.seconds) ? 'audio' : `${recording.seconds} s`}, downloadable`;
+    // Switchboard's own URL (issue 32): the recording read through it, from its copy or from Telnyx until copied.
+    const served = await session.api.servedRecording(call);
+    session.recording = await recordingOfCall(session.telnyx, session.connectionId, call);
+    return `recording_url ${call.recording_url}: ${served.contentType} (${served.status === 206 ? 'from the recordings store' : 'from Telnyx'})`;
   },
 };
 
@@ -78,7 +76,11 @@ const deleteRecordingCheck: Check<TelnyxSession> = {
   },
   async run(session) {
     // The recording check's recording; without it (not selected, or failed), a recorded call of its own.
-    session.recording ??= (await recordedCall(session, ['a'], 4 * 60_000)).recorded[0].recording_url;
+    session.recording ??= await recordingOfCall(
+      session.telnyx,
+      session.connectionId,
+      (await recordedCall(session, ['a'], 4 * 60_000)).recorded[0],
+    );
     const id = await deleteRecordingAtTelnyx(session.telnyx, session.env, session.recording);
     return `deleted recording ${id} at Telnyx (then refused to read, 404 to a retrieve); deleting it again succeeded`;
   },

@@ -1,5 +1,6 @@
 import Telnyx from 'telnyx';
 import { CarrierRejectedError } from '../../adapters/carrier/port';
+import { TELNYX_RECORDINGS_URL } from '../../adapters/carrier/callbacks/telnyx/recordingEvents';
 import { deleteTelnyxRecording, openTelnyxRecording } from '../../adapters/carrier/telnyx/recordings';
 import type { Loop } from './loop';
 import { eventually } from './runner';
@@ -19,7 +20,7 @@ export interface TelnyxSession extends Loop {
   startedAt: Date;
   /** Set while the duplicates check has the connection pointed at the kit; close() calls it if a check could not. */
   restoreConnection?: () => Promise<void>;
-  /** The `recording_url` the `recording` check saw (the `delete-recording` check deletes it at Telnyx). */
+  /** The Telnyx recording behind the call the `recording` check made (the `delete-recording` check deletes it at Telnyx). */
   recording?: string;
 }
 
@@ -81,24 +82,29 @@ export async function campaignOf(client: TelnyxClient, e164: string): Promise<{ 
 }
 
 /**
- * The Telnyx recording behind a Switchboard `recording_url`: the API resource
- * (`https://api.telnyx.com/v2/recordings/<id>`, read with the key), or else a link to the audio itself.
+ * The Telnyx recording resource URL (`https://api.telnyx.com/v2/recordings/<id>`, what Switchboard keeps in the call's row
+ * and deletes) of a Switchboard call on the kit's connection: Switchboard's own `recording_url` no longer names it
+ * (issue 32), so it is found among the connection's recordings made since the call by its two numbers.
  */
-export async function recordingBehind(
+export async function recordingOfCall(
   client: TelnyxClient,
-  recordingUrl: string,
-): Promise<{ id: string; seconds: number; downloads: string[] }> {
-  const id = /\/v2\/recordings\/([0-9a-zA-Z-]+)/.exec(recordingUrl)?.[1];
-  if (!id) {
-    const audio = await fetch(recordingUrl, { headers: { range: 'bytes=0-1023' }, signal: AbortSignal.timeout(15_000) });
-    const type = audio.headers.get('content-type') ?? '';
-    if (!audio.ok || !/^audio\//.test(type))
-      throw new Error(`recording_url ${recordingUrl} is neither a Telnyx recording resource nor audio (${audio.status} ${type})`);
-    return { id: recordingUrl, seconds: Number.NaN, downloads: [recordingUrl] };
-  }
-  const { data } = await client.recordings.retrieve(id);
-  const downloads = Object.values(data?.download_urls ?? {}).filter((u): u is string => typeof u === 'string' && u !== '');
-  return { id, seconds: Math.round((data?.duration_millis ?? 0) / 1000), downloads };
+  connectionId: string,
+  call: { id: string; from_number: string; to_number: string; created_at: string },
+): Promise<string> {
+  return eventually(
+    `the Telnyx recording of call ${call.id} (${call.from_number} to ${call.to_number} on connection ${connectionId})`,
+    async () => {
+      for await (const recording of client.recordings.list({
+        filter: { connection_id: connectionId, created_at: { gte: call.created_at } },
+      })) {
+        const numbers = [recording.from, recording.to];
+        if (recording.id && numbers.includes(call.from_number) && numbers.includes(call.to_number))
+          return `${TELNYX_RECORDINGS_URL}/${recording.id}`;
+      }
+      return undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 3_000 },
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   answeredByOf,
   deleteRecordingAtTwilio,
   legsOf,
-  recordingBehind,
+  recordingOfLeg,
   RefusingNumber,
   twilioClient,
   twilioRefusal,
@@ -68,15 +68,14 @@ const recordingCheck: Check<TwilioSession> = {
       pair,
       recorded: [inbound, outbound],
     } = await recordedCall(session, ['b', 'a'], 3 * 60_000);
-    const [onB, onA] = await Promise.all([
-      recordingBehind(session.twilio, inbound.recording_url),
-      recordingBehind(session.twilio, outbound.recording_url),
-    ]);
+    // Switchboard serves each (its own recording_url, with the key), and Twilio holds each leg's.
+    await Promise.all([session.api.servedRecording(inbound), session.api.servedRecording(outbound)]);
     const { a, b } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
+    const [onB, onA] = await Promise.all([recordingOfLeg(session.twilio, b.sid), recordingOfLeg(session.twilio, a.sid)]);
     expectThat(onB.callSid === b.sid, `B's recording ${onB.sid} belongs to Twilio call ${onB.callSid}, not B's leg ${b.sid}`);
     expectThat(onA.callSid === a.sid, `A's recording ${onA.sid} belongs to Twilio call ${onA.callSid}, not A's leg ${a.sid}`);
     expectThat(onB.status === 'completed' && onB.seconds > 0, `B's recording ${onB.sid} is ${onB.status}, ${onB.seconds} s`);
-    session.recordings = [inbound.recording_url, outbound.recording_url];
+    session.recordings = [onB.url, onA.url];
     return `inbound ${onB.sid} (${onB.seconds} s, ${onB.status}) and outbound ${onA.sid} (${onA.seconds} s) reached recording_url`;
   },
 };
@@ -91,7 +90,11 @@ const deleteRecordingCheck: Check<TwilioSession> = {
   },
   async run(session) {
     // The inbound-recording check's recordings; without them (not selected, or failed), a recorded call of its own.
-    session.recordings ??= (await recordedCall(session, ['a'], 3 * 60_000)).recorded.map((call) => call.recording_url);
+    if (!session.recordings) {
+      const { pair } = await recordedCall(session, ['a'], 3 * 60_000);
+      const { a } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
+      session.recordings = [(await recordingOfLeg(session.twilio, a.sid)).url];
+    }
     const deleted: string[] = [];
     for (const recordingUrl of session.recordings) deleted.push(await deleteRecordingAtTwilio(session.twilio, session.env, recordingUrl));
     return `deleted ${deleted.join(' and ')} at Twilio; deleting each again succeeded`;

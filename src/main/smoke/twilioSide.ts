@@ -19,7 +19,7 @@ export interface TwilioSession extends Loop {
   refusing: RefusingNumber;
   /** The shared call of the `transfers` and `refetch` checks (twilioTransfers.ts). */
   transferRun?: Promise<unknown>;
-  /** The `recording_url`s the `inbound-recording` check saw (the `delete-recording` check deletes them at Twilio). */
+  /** The Twilio recordings (their URLs, as Switchboard keeps them in the call's row) of the calls the `inbound-recording` check made; the `delete-recording` check deletes them at Twilio. */
   recordings?: string[];
 }
 
@@ -92,19 +92,28 @@ export async function requestsTo(client: TwilioClient, callSid: string, baseUrl:
     .filter((fetched) => fetched.url.startsWith(baseUrl));
 }
 
-/** The recording behind a Switchboard `recording_url` (`…/Recordings/RE….`), read on Twilio. */
-export async function recordingBehind(
+/**
+ * The Twilio recording of a call leg, read on Twilio (the leg's completed one, else its newest). Switchboard's
+ * `recording_url` is its own URL since issue 32 (`Switchboard.servedRecording` reads it), so the leg names it here.
+ */
+export async function recordingOfLeg(
   client: TwilioClient,
-  recordingUrl: string,
-): Promise<{ sid: string; status: string; seconds: number; callSid: string }> {
-  const sid = /RE[0-9a-f]{32}/.exec(recordingUrl)?.[0];
-  if (!sid) throw new Error(`recording_url ${recordingUrl} names no Twilio recording (RE…)`);
-  const recording = await client.recordings(sid).fetch();
-  return { sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
+  callSid: string,
+): Promise<{ sid: string; status: string; seconds: number; callSid: string; url: string }> {
+  const recordings = await client.recordings.list({ callSid, limit: 20 });
+  const recording = recordings.find((r) => r.status === 'completed') ?? recordings[0];
+  if (!recording) throw new Error(`Twilio lists no recording of call ${callSid}`);
+  return {
+    sid: recording.sid,
+    status: recording.status,
+    seconds: Number(recording.duration),
+    callSid: recording.callSid,
+    url: `https://api.twilio.com/2010-04-01/Accounts/${recording.accountSid}/Recordings/${recording.sid}`,
+  };
 }
 
 /**
- * Deletes the recording behind a `recording_url` at Twilio as the worker does, through the adapter's own
+ * Deletes a Twilio recording (its URL as Switchboard keeps it in the call's row) at Twilio as the worker does, through the adapter's own
  * `deleteTwilioRecording` (src/adapters/carrier/twilio/recordings.ts) with the live account; then waits until reading its
  * media is refused as the portal would read it (`openTwilioRecording`), and deletes it again, which must succeed as
  * well (a retried delete). Twilio keeps a deleted Recording's metadata 40 days (status `deleted`, twilio-oai
@@ -112,7 +121,8 @@ export async function recordingBehind(
  */
 export async function deleteRecordingAtTwilio(client: TwilioClient, env: NodeJS.ProcessEnv, recordingUrl: string): Promise<string> {
   const account = { accountSid: env.TWILIO_LIVE_ACCOUNT_SID!.trim(), authToken: env.TWILIO_LIVE_AUTH_TOKEN!.trim() };
-  const { sid } = await recordingBehind(client, recordingUrl);
+  const sid = /RE[0-9a-f]{32}/.exec(recordingUrl)?.[0];
+  if (!sid) throw new Error(`${recordingUrl} names no Twilio recording (RE…)`);
   await deleteTwilioRecording(client, account, undefined, recordingUrl);
   await eventually(
     `Twilio refusing the media of deleted recording ${sid}`,

@@ -46,6 +46,7 @@ import * as m0049 from './0049_campaigns';
 import * as m0050 from './0050_campaign_answering_machines';
 import * as m0051 from './0051_campaign_contact_lists';
 import * as m0052 from './0052_campaign_events';
+import * as m0053 from './0053_call_objects';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -99,6 +100,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0050_campaign_answering_machines': m0050,
   '0051_campaign_contact_lists': m0051,
   '0052_campaign_events': m0052,
+  '0053_call_objects': m0053,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,119 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import {
+  ChecksumMismatchError,
+  RecordingStoreError,
+  StoreCredentialsRefusedError,
+  StoreUnavailableError,
+  type RecordingStore,
+} from '../src/adapters/storage/port';
+import { copyCallObject, pendingCopies, type CopyOutcome } from '../src/domain/recordings/copy';
+import type { CallObjectKind } from '../src/domain/recordings/rules';
+import { wantCallCopy } from '../src/domain/recordings/start';
+import { callsMissingCopies } from '../src/domain/recordings/store';
+import type { Db } from '../src/platform/db/knex';
+import { FailureTypes } from '../workflows/definitions/failures';
+import { businessMetrics } from './metrics';
+
+export interface RecordingActivityDeps {
+  db: Db;
+  /** The operator's recordings store (`RECORDINGS_STORE`; src/main/recordingStore.ts). */
+  recordingStore: RecordingStore;
+  carrier: CarrierAdapter;
+  temporal: () => Client;
+  taskQueue: string;
+  now: () => Date;
+}
+
+/** The sweeper's window: calls that ended at least this long ago (their own copy has had its chance)… */
+export const SWEEP_AFTER_MS = 10 * 60_000;
+/** …and at most this long ago (older ones were swept for a week; a carrier keeps recordings at least that long). */
+export const SWEEP_WITHIN_MS = 7 * 24 * 60 * 60_000;
+/** Calls started per sweep: the next sweep, 5 minutes later, takes the rest. */
+export const SWEEP_BATCH = 100;
+
+/** Why a copy attempt failed, as the metric and the log say it. */
+function reasonOf(err: unknown): string {
+  if (err instanceof StoreUnavailableError) return 'store_unavailable';
+  if (err instanceof StoreCredentialsRefusedError) return 'credentials_refused';
+  if (err instanceof ChecksumMismatchError) return 'checksum_mismatch';
+  if (err instanceof RecordingStoreError) return 'store_refused';
+  if (err instanceof CarrierRejectedError) return 'carrier_refused';
+  return 'error';
+}
+
+/** The durable copy of calls into the recordings store (workflows/recordings.ts; src/domain/recordings). */
+export function createRecordingActivities(deps: RecordingActivityDeps) {
+  const { db, recordingStore, carrier, temporal, taskQueue, now } = deps;
+  return {
+    /** What is left to store of the call. */
+    async pendingCallCopies(callId: string): Promise<CallObjectKind[]> {
+      return pendingCopies({ db }, callId);
+    },
+
+    /**
+     * Copies one object of the call and verifies it (src/domain/recordings/copy.ts). Heartbeats while it works, so a
+     * dead worker's attempt is retried within the heartbeat timeout. A failure is logged and counted; it is retried
+     * unless it is final (the carrier has no such recording; the store refused the request itself).
+     */
+    async copyCallObject(input: { callId: string; kind: CallObjectKind }): Promise<CopyOutcome> {
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 2_000);
+      try {
+        const outcome = await copyCallObject(
+          { db, store: recordingStore, openRecording: (request) => carrier.openRecording(request), now },
+          input.callId,
+          input.kind,
+        );
+        if (outcome.stored) {
+          businessMetrics.recordingCopied(input.kind, recordingStore.kind);
+          context.log.info('call object stored', { call_id: input.callId, kind: input.kind, name: outcome.name, size: outcome.size });
+        }
+        return outcome;
+      } catch (err) {
+        const reason = reasonOf(err);
+        businessMetrics.recordingCopyFailed(input.kind, reason);
+        const final = err instanceof CarrierRejectedError || (err instanceof RecordingStoreError && !err.retryable);
+        context.log.warn('call object not stored', {
+          call_id: input.callId,
+          kind: input.kind,
+          reason,
+          attempt: context.info.attempt,
+          retried: !final,
+          error: (err as Error).message,
+        });
+        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected);
+        if (final) throw ApplicationFailure.nonRetryable((err as Error).message, FailureTypes.storeRefused);
+        throw err;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /**
+     * The call has ended (its workflow's last step): starts its copy when there is anything to store (an unanswered
+     * call has nothing), or tells the running copy to look again.
+     */
+    async wantCallCopy(callId: string): Promise<{ wanted: boolean }> {
+      if ((await pendingCopies({ db }, callId)).length === 0) return { wanted: false };
+      await wantCallCopy(temporal(), taskQueue, callId);
+      return { wanted: true };
+    },
+
+    /** The sweeper's backstop: starts the copy of every recently ended call with something not stored. */
+    async startMissingCallCopies(): Promise<{ started: number }> {
+      const at = now().getTime();
+      const callIds = await callsMissingCopies(db, {
+        endedAfter: new Date(at - SWEEP_WITHIN_MS),
+        endedBefore: new Date(at - SWEEP_AFTER_MS),
+        limit: SWEEP_BATCH,
+      });
+      for (const callId of callIds) await wantCallCopy(temporal(), taskQueue, callId);
+      if (callIds.length > 0) Context.current().log.warn('call copies started by the sweeper', { calls: callIds.length });
+      return { started: callIds.length };
+    },
+  };
+}
+
+export type RecordingActivities = ReturnType<typeof createRecordingActivities>;

@@ -1,0 +1,45 @@
+import { ActivityFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { RecordingActivities } from '../activities/recordings';
+import * as options from './activityOptions';
+import { callCopyWantedSignal, type CallCopyInput, type CallCopyResult } from './definitions/recordings';
+
+const lookups = proxyActivities<RecordingActivities>(options.store);
+const copies = proxyActivities<RecordingActivities>(options.recordingCopy);
+const sweeps = proxyActivities<RecordingActivities>(options.webhookSweep);
+
+/**
+ * The durable copy of one call (issue 32; docs/decisions/recordings.md "The durable copy"): stores whatever the call
+ * has that the store does not hold yet (its recording, streamed from the carrier; its transcript; its events when the
+ * environment asks), each object verified before its row is written, each retried until stored. Started when the
+ * call ends, again when a late recording arrives (`callCopyWantedSignal` with start: a running copy looks again
+ * before it ends), and by the sweeper for calls whose start was lost. Workflow id `call-copy:<call id>`.
+ */
+export async function callCopyWorkflow(input: CallCopyInput): Promise<CallCopyResult> {
+  let wanted = true;
+  setHandler(callCopyWantedSignal, () => void (wanted = true));
+  const result: CallCopyResult = { stored: [], failed: [] };
+  while (wanted) {
+    wanted = false;
+    for (const kind of await lookups.pendingCallCopies(input.callId)) {
+      try {
+        const outcome = await copies.copyCallObject({ callId: input.callId, kind });
+        if (outcome.stored) result.stored.push({ kind, name: outcome.name, size: outcome.size });
+        // Deleting the carrier's copy (the workspace's `delete_at_carrier`) belongs here, after `outcome.stored` of the
+        // recording and never before: the store then holds a verified copy of the very URL the carrier serves.
+      } catch (err) {
+        // Only a final refusal gets here (every other failure is retried); the next kinds are still copied.
+        if (!(err instanceof ActivityFailure)) throw err;
+        result.failed.push({ kind, error: err.cause?.message ?? err.message });
+      }
+    }
+  }
+  return result;
+}
+
+/**
+ * The backstop (a Temporal Schedule runs it every 5 minutes, src/main/schedules.ts): calls ended a while ago with a
+ * recording or transcript the store has no copy of (the starter crashed, or the start was lost) get their copy.
+ */
+export async function sweepCallCopiesWorkflow(): Promise<{ started: number }> {
+  return sweeps.startMissingCallCopies();
+}
