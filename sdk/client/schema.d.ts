@@ -1878,6 +1878,8 @@ export interface components {
             recordings: {
                 /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                 store_events: boolean;
+                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                retention_days: number | null;
             };
         };
         UsageDay: {
@@ -7785,7 +7787,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "recordings": {
-                     *         "store_events": true
+                     *         "store_events": true,
+                     *         "retention_days": 1
                      *       }
                      *     }
                      */
@@ -7889,7 +7892,8 @@ export interface operations {
                  *         ]
                  *       },
                  *       "recordings": {
-                 *         "store_events": true
+                 *         "store_events": true,
+                 *         "retention_days": 1
                  *       }
                  *     }
                  */
@@ -7933,6 +7937,8 @@ export interface operations {
                     recordings?: {
                         /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                         store_events?: boolean;
+                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                        retention_days?: number | null;
                     };
                 };
             };
@@ -7958,7 +7964,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "recordings": {
-                     *         "store_events": true
+                     *         "store_events": true,
+                     *         "retention_days": 1
                      *       }
                      *     }
                      */

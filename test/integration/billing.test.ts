@@ -335,16 +335,17 @@ describe('billing', () => {
         // No narrowing of the calling window until the workspace sets one (issue 31).
         calling_window: null,
         // Issue 32: only the recording and transcript are kept until the workspace asks for the events too.
-        recordings: { store_events: false },
+        recordings: { store_events: false, retention_days: null },
       });
       const keepEvents = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { store_events: true } },
       });
-      expect(keepEvents.body.recordings).toEqual({ store_events: true });
+      expect(keepEvents.body.recordings).toEqual({ store_events: true, retention_days: null });
       // The recordings settings change field by field: what a PATCH does not name stays.
       expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: {} } })).body.recordings).toEqual({
         store_events: true,
+        retention_days: null,
       });
       expect(
         (await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: 'yes' } } })).status,

@@ -14,14 +14,23 @@ export type CallObjectKind = (typeof CALL_OBJECT_KINDS)[number];
 export interface RecordingSettings {
   /** Also keep the call's events (the webhook events it raised, as sent) as `events.json` beside the recording. */
   store_events: boolean;
+  /**
+   * Days a call's stored objects are kept (counted from when each was stored); the retention schedule deletes them
+   * after, unless the call is on legal hold. Null: kept until deleted by hand.
+   */
+  retention_days: number | null;
 }
 
-export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false };
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, retention_days: null };
 
 /** The settings as stored (a JSON object that may lack fields added later), with their defaults. */
 export function recordingSettingsOf(stored: unknown): RecordingSettings {
   const value = (stored && typeof stored === 'object' ? stored : {}) as Partial<RecordingSettings>;
-  return { store_events: value.store_events === true };
+  const retention = value.retention_days;
+  return {
+    store_events: value.store_events === true,
+    retention_days: typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 ? retention : null,
+  };
 }
 
 /** What the copy needs to know of a call to decide what is left to store. */
