@@ -57,6 +57,13 @@ const recordingCopyFailures = new client.Counter({
   registers: [workerRegistry],
 });
 
+const recordingsDeleted = new client.Counter({
+  name: 'switchboard_recordings_deleted_total',
+  help: 'Objects of calls (recording, transcript, events) the retention schedule deleted from the recordings store, by kind',
+  labelNames: ['kind'] as const,
+  registers: [workerRegistry],
+});
+
 export type TurnOutcome =
   'delivered' | 'failed' | 'lost' | 'replied' | 'interrupted' | 'model_unavailable' | 'model_rejected' | 'call_ended';
 
@@ -83,6 +90,9 @@ export const businessMetrics = {
   },
   recordingCopyFailed(kind: string, reason: string): void {
     recordingCopyFailures.inc({ kind, reason });
+  },
+  recordingDeleted(kind: string): void {
+    recordingsDeleted.inc({ kind });
   },
   recovered(kind: 'call' | 'message'): void {
     recovered.inc({ kind });
