@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
+import { ensureSchedules, RECORDINGS_RETENTION_SCHEDULE_ID } from '../../src/main/schedules';
 import { completedCallRow } from '../support/callRows';
 import { remoteNumber } from '../support/fixtures';
 import { createActiveLine, createTenant, type Tenant } from '../support/harness';
@@ -143,5 +144,17 @@ describe('recordings retention setting and legal holds', () => {
       expect(res.body.error.details.map((detail: { field: string }) => detail.field)).toContain(field);
     }
     expect((await h.request('GET', '/api/v1/legal-holds?limit=0', { key: tenant.keys.test })).status).toBe(422);
+  });
+
+  it('runs the retention daily at 03:00 UTC from a Temporal Schedule every worker ensures exists', async () => {
+    await ensureSchedules(h.temporal, h.config.taskQueue);
+    await ensureSchedules(h.temporal, h.config.taskQueue);
+    const schedule = await h.temporal.schedule.getHandle(RECORDINGS_RETENTION_SCHEDULE_ID).describe();
+    expect(schedule.spec.calendars).toMatchObject([
+      { dayOfMonth: [{ start: 1, end: 31, step: 1 }], hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
+    ]);
+    expect(schedule.spec.timezone).toBe('UTC');
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'recordingsRetentionWorkflow' });
+    expect(schedule.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 24 * 60 * 60 * 1000 });
   });
 });
