@@ -5,6 +5,8 @@ import { completedCallRow } from '../support/callRows';
 import { remoteNumber } from '../support/fixtures';
 import { createActiveLine, createTenant, type Tenant } from '../support/harness';
 import { useSuite } from '../support/suite';
+import { signInMember, signUpOperator } from '../support/portalClient';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { webhookLine } from '../support/harness';
 
 /**
@@ -13,7 +15,7 @@ import { webhookLine } from '../support/harness';
  * admin keys only; another tenant's call or hold is 404 as an unknown one; bad input is 422 naming the field.
  */
 describe('recordings retention setting and legal holds', () => {
-  const { h, tenant } = useSuite({ worker: true });
+  const { h, tenant } = useSuite({ worker: true, portal: true, tenant: 'each' });
 
   /** A completed call of the tenant's (a row as the call workflow leaves it: what a hold names). */
   async function callOf(owner: Tenant): Promise<string> {
@@ -156,5 +158,32 @@ describe('recordings retention setting and legal holds', () => {
     expect(schedule.spec.timezone).toBe('UTC');
     expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'recordingsRetentionWorkflow' });
     expect(schedule.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 24 * 60 * 60 * 1000 });
+  });
+
+  it('shows the retention and the active holds read-only on the portal’s settings page; holds to owners and admins only', async () => {
+    const owner = await signUpOperator(h, 'retention');
+    const user = (await h.db('users').where({ id: owner.userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    const before = await owner.client.get('/portal/settings?env=test');
+    expect(before.text).toContain('<strong id="recordings-retention">kept until deleted</strong>');
+    expect(before.text).toContain('<p id="legal-holds">No legal hold is in force.</p>');
+
+    expect((await h.request('PATCH', '/api/v1/settings', { key, body: { recordings: { retention_days: 90 } } })).status).toBe(200);
+    const number = remoteNumber();
+    const hold = await h.request('POST', '/api/v1/legal-holds', { key, body: { phone_number: number, reason: 'Case <42>' } });
+    expect(hold.status).toBe(201);
+    const after = await owner.client.get('/portal/settings?env=test');
+    expect(after.text).toContain('<strong id="recordings-retention">deleted 90 days after they were stored, unless on legal hold</strong>');
+    expect(after.text).toContain(number);
+    expect(after.text).toContain('Case &lt;42&gt;');
+    // The live environment has neither.
+    expect((await owner.client.get('/portal/settings?env=live')).text).toContain('kept until deleted');
+
+    const member = await signInMember(h.apiUrl, h.db, owner.workspaceId);
+    const memberPage = await member.get('/portal/settings?env=test');
+    expect(memberPage.text).toContain('deleted 90 days after');
+    expect(memberPage.text).not.toContain(number);
+    await h.request('DELETE', `/api/v1/legal-holds/${hold.body.legal_hold.id}`, { key });
+    expect((await owner.client.get('/portal/settings?env=test')).text).toContain('No legal hold is in force.');
   });
 });
