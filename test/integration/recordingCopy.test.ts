@@ -256,6 +256,40 @@ describe('the durable copy of a call into the S3 store', () => {
     }
   }, 120_000);
 
+  it('retries a deletion the carrier refuses the credentials to (counted) until it works; any other refusal is final and the carrier keeps it', async () => {
+    const deleteFailures = async (reason: string) =>
+      (await workerRegistry.getSingleMetric('switchboard_recording_carrier_delete_failures_total')!.get()).values
+        .filter((v) => v.labels.reason === reason)
+        .reduce((sum, v) => sum + v.value, 0);
+    const fault = async (mode: string, count?: number) =>
+      expect((await h.simulator.control('POST', '/control/recordings/faults', { mode, count })).status).toBe(200);
+    await setDeleteAtCarrier(true);
+    try {
+      // The carrier refuses the credentials twice (401), then takes them: the deletion waits, then happens.
+      const refusedBefore = await deleteFailures('carrier_credentials_refused');
+      await fault('unauthorized', 2);
+      const waited = await recordedCall();
+      expect(await copyResult(waited)).toMatchObject({ deletedAtCarrier: true });
+      expect((await deleteFailures('carrier_credentials_refused')) - refusedBefore).toBe(2);
+      expect(await carrierStatus(waited)).toBe(404);
+      expect((await stored(waited, 'recording')).carrier_deleted_at).toBeInstanceOf(Date);
+
+      // Any other refusal (400) is final: the copy ends, the carrier keeps the recording, the store serves it.
+      const finalBefore = await deleteFailures('carrier_refused');
+      await fault('reject');
+      const kept = await recordedCall();
+      const result = await copyResult(kept);
+      expect(result).toMatchObject({ deletedAtCarrier: false, carrierDeleteError: expect.stringContaining('400') });
+      expect((await deleteFailures('carrier_refused')) - finalBefore).toBe(1);
+      expect(await carrierStatus(kept)).toBe(200);
+      expect((await stored(kept, 'recording')).carrier_deleted_at).toBeNull();
+      expect((await getRecording(kept, tenant.keys.test, 'bytes=0-9')).res.status).toBe(206);
+    } finally {
+      await fault('normal');
+      await setDeleteAtCarrier(false);
+    }
+  }, 120_000);
+
   describe('a worker process whose store refuses its credentials, then killed (SIGKILL) in the middle of a copy', () => {
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-copy-worker-'));
     afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
