@@ -323,6 +323,11 @@ export const recordingSettingsFields = {
     description:
       'Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default',
   },
+  delete_at_carrier: {
+    type: 'boolean',
+    description:
+      'Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention',
+  },
 };
 export const RECORDINGS_SETTINGS = {
   type: 'object',

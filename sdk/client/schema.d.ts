@@ -1878,6 +1878,8 @@ export interface components {
             recordings: {
                 /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                 store_events: boolean;
+                /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
+                delete_at_carrier: boolean;
             };
         };
         UsageDay: {
@@ -7785,7 +7787,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "recordings": {
-                     *         "store_events": true
+                     *         "store_events": true,
+                     *         "delete_at_carrier": true
                      *       }
                      *     }
                      */
@@ -7889,7 +7892,8 @@ export interface operations {
                  *         ]
                  *       },
                  *       "recordings": {
-                 *         "store_events": true
+                 *         "store_events": true,
+                 *         "delete_at_carrier": true
                  *       }
                  *     }
                  */
@@ -7933,6 +7937,8 @@ export interface operations {
                     recordings?: {
                         /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                         store_events?: boolean;
+                        /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
+                        delete_at_carrier?: boolean;
                     };
                 };
             };
@@ -7958,7 +7964,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "recordings": {
-                     *         "store_events": true
+                     *         "store_events": true,
+                     *         "delete_at_carrier": true
                      *       }
                      *     }
                      */
