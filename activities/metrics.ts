@@ -64,6 +64,21 @@ const recordingsDeleted = new client.Counter({
   registers: [workerRegistry],
 });
 
+const recordingCarrierDeletions = new client.Counter({
+  name: 'switchboard_recording_carrier_deletions_total',
+  help: 'Recordings this worker deleted at the carrier once the recordings store held a verified copy (recordings.delete_at_carrier)',
+  registers: [workerRegistry],
+});
+
+const recordingCarrierDeleteFailures = new client.Counter({
+  name: 'switchboard_recording_carrier_delete_failures_total',
+  help:
+    'Failed attempts to delete a stored recording at the carrier, by reason (carrier_credentials_refused, carrier_unavailable: ' +
+    'retried until deleted; carrier_refused: final, logged at error)',
+  labelNames: ['reason'] as const,
+  registers: [workerRegistry],
+});
+
 export type TurnOutcome =
   'delivered' | 'failed' | 'lost' | 'replied' | 'interrupted' | 'model_unavailable' | 'model_rejected' | 'call_ended';
 
@@ -93,6 +108,12 @@ export const businessMetrics = {
   },
   recordingDeleted(kind: string): void {
     recordingsDeleted.inc({ kind });
+  },
+  recordingDeletedAtCarrier(): void {
+    recordingCarrierDeletions.inc();
+  },
+  recordingCarrierDeleteFailed(reason: 'carrier_credentials_refused' | 'carrier_unavailable' | 'carrier_refused'): void {
+    recordingCarrierDeleteFailures.inc({ reason });
   },
   recovered(kind: 'call' | 'message'): void {
     recovered.inc({ kind });

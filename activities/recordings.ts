@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import { CarrierAuthError, CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import {
   ChecksumMismatchError,
   RecordingStoreError,
@@ -9,6 +9,7 @@ import {
   type RecordingStore,
 } from '../src/adapters/storage/port';
 import { copyCallObject, pendingCopies, type CopyOutcome } from '../src/domain/recordings/copy';
+import { deleteRecordingAtCarrier, type DeleteAtCarrierOutcome } from '../src/domain/recordings/deleteAtCarrier';
 import type { CallObjectKind } from '../src/domain/recordings/rules';
 import { deleteCallObjectsPastRetention } from '../src/domain/recordings/retention';
 import { wantCallCopy } from '../src/domain/recordings/start';
@@ -89,6 +90,45 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
         });
         if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected);
         if (final) throw ApplicationFailure.nonRetryable((err as Error).message, FailureTypes.storeRefused);
+        throw err;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /**
+     * Deletes the carrier's copy of the call's recording once the store holds a verified copy of it, when the workspace
+     * chooses (src/domain/recordings/deleteAtCarrier.ts), and records the deletion. A carrier that is down or refuses
+     * the credentials is retried until the operator fixes it (counted, logged as a warning); any other refusal is
+     * final (counted, logged as an error): the recording stays at the carrier, and in the store.
+     */
+    async deleteRecordingAtCarrier(input: { callId: string }): Promise<DeleteAtCarrierOutcome> {
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 2_000);
+      try {
+        const outcome = await deleteRecordingAtCarrier(
+          { db, deleteRecording: (request) => carrier.deleteRecording(request), now },
+          input.callId,
+        );
+        if (outcome.deleted) {
+          businessMetrics.recordingDeletedAtCarrier();
+          context.log.info('recording deleted at the carrier', { call_id: input.callId });
+        }
+        return outcome;
+      } catch (err) {
+        const auth = err instanceof CarrierAuthError;
+        const final = err instanceof CarrierRejectedError && !auth;
+        const reason = auth ? 'carrier_credentials_refused' : final ? 'carrier_refused' : 'carrier_unavailable';
+        businessMetrics.recordingCarrierDeleteFailed(reason);
+        context.log[final ? 'error' : 'warn']('recording not deleted at the carrier', {
+          call_id: input.callId,
+          reason,
+          attempt: context.info.attempt,
+          retried: !final,
+          error: (err as Error).message,
+        });
+        // A refusal of the credentials (CarrierAuthError) is retried: only `CarrierRejected` is final in `recordingCopy`.
+        if (final) throw ApplicationFailure.nonRetryable((err as Error).message, FailureTypes.carrierRejected);
         throw err;
       } finally {
         clearInterval(beat);

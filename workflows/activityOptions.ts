@@ -206,6 +206,8 @@ export const localEventPublish = {
  * log line and `switchboard_recording_copy_failures_total`). An attempt heartbeats every 2 s, so one whose worker
  * died is retried within 10 s; 10 minutes covers an hour-long recording on a slow store. Final: the carrier
  * refused (it has no such recording), or the store refused the request itself (a bug, not the store's state).
+ * Deleting a stored recording at the carrier (`recordings.delete_at_carrier`) is retried the same way: a carrier that
+ * is down or refuses the credentials delays it; any other refusal is final.
  */
 export const recordingCopy = {
   startToCloseTimeout: '10 minutes',

@@ -25,8 +25,9 @@ export async function callCopyWorkflow(input: CallCopyInput): Promise<CallCopyRe
       try {
         const outcome = await copies.copyCallObject({ callId: input.callId, kind });
         if (outcome.stored) result.stored.push({ kind, name: outcome.name, size: outcome.size });
-        // Deleting the carrier's copy (the workspace's `delete_at_carrier`) belongs here, after `outcome.stored` of the
-        // recording and never before: the store then holds a verified copy of the very URL the carrier serves.
+        // The carrier's copy goes only now, after the recording was stored and verified (the workspace's
+        // `delete_at_carrier`): the store then holds a verified copy of the very URL the carrier serves.
+        if (outcome.stored && outcome.deleteAtCarrier) await deleteAtCarrier(input.callId, result);
       } catch (err) {
         // Only a final refusal gets here (every other failure is retried); the next kinds are still copied.
         if (!(err instanceof ActivityFailure)) throw err;
@@ -35,6 +36,18 @@ export async function callCopyWorkflow(input: CallCopyInput): Promise<CallCopyRe
     }
   }
   return result;
+}
+
+/** Deletes the stored recording at the carrier; a final refusal is recorded in the result (the recording stays there). */
+async function deleteAtCarrier(callId: string, result: CallCopyResult): Promise<void> {
+  try {
+    result.deletedAtCarrier = (await copies.deleteRecordingAtCarrier({ callId })).deleted;
+    delete result.carrierDeleteError;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    result.deletedAtCarrier = false;
+    result.carrierDeleteError = err.cause?.message ?? err.message;
+  }
 }
 
 /**

@@ -331,6 +331,11 @@ export const recordingSettingsFields = {
       'Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, ' +
       'except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field',
   }),
+  delete_at_carrier: {
+    type: 'boolean',
+    description:
+      'Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention',
+  },
 };
 export const RECORDINGS_SETTINGS = {
   type: 'object',

@@ -1942,6 +1942,8 @@ export interface components {
                 store_events: boolean;
                 /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                 retention_days: number | null;
+                /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
+                delete_at_carrier: boolean;
             };
         };
         UsageDay: {
@@ -7850,7 +7852,8 @@ export interface operations {
                      *       },
                      *       "recordings": {
                      *         "store_events": true,
-                     *         "retention_days": 1
+                     *         "retention_days": 1,
+                     *         "delete_at_carrier": true
                      *       }
                      *     }
                      */
@@ -7955,7 +7958,8 @@ export interface operations {
                  *       },
                  *       "recordings": {
                  *         "store_events": true,
-                 *         "retention_days": 1
+                 *         "retention_days": 1,
+                 *         "delete_at_carrier": true
                  *       }
                  *     }
                  */
@@ -8001,6 +8005,8 @@ export interface operations {
                         store_events?: boolean;
                         /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                         retention_days?: number | null;
+                        /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
+                        delete_at_carrier?: boolean;
                     };
                 };
             };
@@ -8027,7 +8033,8 @@ export interface operations {
                      *       },
                      *       "recordings": {
                      *         "store_events": true,
-                     *         "retention_days": 1
+                     *         "retention_days": 1,
+                     *         "delete_at_carrier": true
                      *       }
                      *     }
                      */

@@ -136,6 +136,17 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
       ctx.status = 204;
       return;
     }
+    const fault = {
+      unauthorized: [401, 'the credentials are refused'],
+      error: [503, 'the media store is unavailable'],
+      reject: [400, 'the deletion is refused'],
+    } as const;
+    if (outcome in fault) {
+      const [status, error] = fault[outcome as keyof typeof fault];
+      ctx.status = status;
+      ctx.body = { error };
+      return;
+    }
     ctx.status = outcome === 'not_ended' ? 409 : 404;
     ctx.body = { error: outcome === 'not_ended' ? 'the call is not ended' : 'no such recording' };
   });
@@ -218,6 +229,15 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
     const record = calls.incoming({ from, to, eventsUrl: target.url });
     ctx.status = 201;
     ctx.body = { carrier_call_id: record.carrier_call_id };
+  });
+  router.post('/control/recordings/faults', async (ctx) => {
+    const { mode, count } = await readJson(ctx);
+    if (mode !== 'normal' && mode !== 'unauthorized' && mode !== 'error' && mode !== 'reject')
+      return badRequest(ctx, 'mode must be normal, unauthorized, error or reject');
+    if (count !== undefined && !(typeof count === 'number' && Number.isSafeInteger(count) && count > 0))
+      return badRequest(ctx, 'count must be a positive integer');
+    calls.recordingDeleteFault = { mode, remaining: mode === 'normal' || count === undefined ? null : count };
+    ctx.body = { mode, remaining: calls.recordingDeleteFault.remaining };
   });
   router.post('/control/calls/reset', async (ctx) => {
     calls.reset();

@@ -367,10 +367,23 @@ export class CallSimulatorState {
   }
 
   /**
+   * How recording deletions behave (`/control/recordings/faults`): `unauthorized` answers 401 (the credentials refused),
+   * `error` 503 (transient), `reject` 400 (a permanent refusal); `remaining` of the next deletions, then `normal`
+   * (null: until changed or reset).
+   */
+  recordingDeleteFault: { mode: 'normal' | RecordingDeleteFault; remaining: number | null } = { mode: 'normal', remaining: null };
+
+  /**
    * The customer deletes a recording from the media store: it is never served again. `not_found` for one that does not
    * exist (unknown, unrecorded or unanswered call, or deleted before); `not_ended` while its call goes on (not yet stored).
    */
-  deleteRecording(carrierCallId: string): 'deleted' | 'not_found' | 'not_ended' {
+  deleteRecording(carrierCallId: string): 'deleted' | 'not_found' | 'not_ended' | RecordingDeleteFault {
+    if (this.recordingDeleteFault.mode !== 'normal') {
+      const { mode } = this.recordingDeleteFault;
+      if (this.recordingDeleteFault.remaining !== null && --this.recordingDeleteFault.remaining <= 0)
+        this.recordingDeleteFault = { mode: 'normal', remaining: null };
+      return mode;
+    }
     const call = this.byCarrierId.get(carrierCallId);
     if (!call || !call.recording || call.recordingDeleted || !call.record.answered_at) return 'not_found';
     if (call.record.state !== 'ended') return 'not_ended';
@@ -418,6 +431,7 @@ export class CallSimulatorState {
     this.byCarrierId.clear();
     this.outcomes.clear();
     this.wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
+    this.recordingDeleteFault = { mode: 'normal', remaining: null };
   }
 
   /** Clears every timer and abandons pending deliveries (the server is closing). */
@@ -487,3 +501,6 @@ export class CallSimulatorState {
     call.record.outcome = outcome;
   }
 }
+
+/** A fault recording deletions answer with (`/control/recordings/faults`), instead of deleting. */
+export type RecordingDeleteFault = 'unauthorized' | 'error' | 'reject';

@@ -334,22 +334,46 @@ describe('billing', () => {
         auto_recharge_amount_cents: 2000,
         // No narrowing of the calling window until the workspace sets one (issue 31).
         calling_window: null,
-        // Issue 32: only the recording and transcript are kept until the workspace asks for the events too.
-        recordings: { store_events: false, retention_days: null },
+        // Issue 32: only the recording and transcript are kept until the workspace asks for the events too, and the
+        // carrier keeps its copy until the workspace asks for it to be deleted once stored.
+        recordings: { store_events: false, retention_days: null, delete_at_carrier: false },
       });
       const keepEvents = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { store_events: true } },
       });
-      expect(keepEvents.body.recordings).toEqual({ store_events: true, retention_days: null });
+      expect(keepEvents.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: false });
       // The recordings settings change field by field: what a PATCH does not name stays.
       expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: {} } })).body.recordings).toEqual({
         store_events: true,
         retention_days: null,
+        delete_at_carrier: false,
       });
-      expect(
-        (await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: 'yes' } } })).status,
-      ).toBe(422);
+      const deleteAtCarrier = await h.request('PATCH', '/api/v1/settings', {
+        key: tenant.keys.test,
+        body: { recordings: { delete_at_carrier: true } },
+      });
+      expect(deleteAtCarrier.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: true });
+      // The live environment's settings are its own.
+      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.live })).body.recordings).toEqual({
+        store_events: false,
+        retention_days: null,
+        delete_at_carrier: false,
+      });
+      for (const recordings of [
+        { store_events: 'yes' },
+        { delete_at_carrier: 'yes' },
+        { delete_at_carrier: 1 },
+        { delete_at_carrier: null },
+      ]) {
+        const refused = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings } });
+        expect(refused.status).toBe(422);
+      }
+      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.recordings).toEqual({
+        store_events: true,
+        retention_days: null,
+        delete_at_carrier: true,
+      });
       const patched = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { default_webhook_url: 'https://hooks.example.test/all', auto_recharge_threshold_cents: 1000 },

@@ -28,7 +28,7 @@ describe('recordings retention setting and legal holds', () => {
   it('sets and clears the retention; refuses less than a day or a fraction, naming the field', async () => {
     const set = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { retention_days: 30 } } });
     expect(set.status).toBe(200);
-    expect(set.body.recordings).toEqual({ store_events: false, retention_days: 30 });
+    expect(set.body.recordings).toEqual({ store_events: false, retention_days: 30, delete_at_carrier: false });
     for (const bad of [0, -1, 1.5, '30']) {
       const refused = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
@@ -40,7 +40,7 @@ describe('recordings retention setting and legal holds', () => {
     }
     expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.recordings.retention_days).toBe(30);
     const cleared = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { retention_days: null } } });
-    expect(cleared.body.recordings).toEqual({ store_events: false, retention_days: null });
+    expect(cleared.body.recordings).toEqual({ store_events: false, retention_days: null, delete_at_carrier: false });
   });
 
   it('places, lists and releases holds on a call and on a number, audited; other tenants and members are refused', async () => {

@@ -91,6 +91,20 @@ describe('the durable copy of a call into the S3 store', () => {
     });
     return { res, bytes: Buffer.from(await res.arrayBuffer()) };
   };
+  /** The carrier's answer to opening its copy, as the adapter opens it (404 once deleted there). */
+  const carrierStatus = async (callId: string) => {
+    const row = await h.db('calls').where({ id: callId }).first();
+    const res = await fetch(row.recording_url, { headers: { authorization: `Bearer ${h.config.carrierApiKey}` } });
+    await res.body?.cancel();
+    return res.status;
+  };
+  /** The call's copy workflow, run to its end (nothing more happens to the call's objects after it). */
+  const copyResult = (callId: string) => h.temporal.workflow.getHandle(`call-copy:${callId}`).result();
+  const setDeleteAtCarrier = async (on: boolean) => {
+    const res = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { delete_at_carrier: on } } });
+    expect(res.status).toBe(200);
+    expect(res.body.recordings.delete_at_carrier).toBe(on);
+  };
   const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
   const copyFailures = async () =>
     (await workerRegistry.getSingleMetric('switchboard_recording_copy_failures_total')!.get()).values
@@ -110,7 +124,7 @@ describe('the durable copy of a call into the S3 store', () => {
   it('stores the recording (its bytes and SHA-256) with the transcript and events beside it, and serves it with Range to its tenant only', async () => {
     const events = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: true } } });
     expect(events.status).toBe(200);
-    expect(events.body.recordings).toMatchObject({ store_events: true });
+    expect(events.body.recordings).toMatchObject({ store_events: true, delete_at_carrier: false });
 
     const id = await recordedCall();
     const rows = await untilStored(id, ['recording', 'transcript', 'events']);
@@ -172,6 +186,11 @@ describe('the durable copy of a call into the S3 store', () => {
     expect(JSON.parse(foreign.bytes.toString('utf8')).error.code).toBe('call_not_found');
     expect((await getRecording(crypto.randomUUID(), stranger.keys.test)).res.status).toBe(404);
 
+    // The workspace keeps the carrier's copy (delete_at_carrier off): once the copy is done, the carrier still has it.
+    expect(await copyResult(id)).not.toHaveProperty('deletedAtCarrier');
+    expect(await carrierStatus(id)).toBe(200);
+    expect((await stored(id, 'recording')).carrier_deleted_at).toBeNull();
+
     // Nothing is left for the sweeper of this call.
     const endedAt = (await h.db('calls').where({ id }).first()).ended_at as Date;
     const window = { endedAfter: new Date(endedAt.getTime() - 1), endedBefore: new Date(endedAt.getTime() + 1), limit: 100 };
@@ -181,27 +200,94 @@ describe('the durable copy of a call into the S3 store', () => {
     expect(await callsMissingCopies(h.db, window)).toContain(id);
   });
 
-  it('waits out a store that is down: the carrier’s recording is served meanwhile, and the copy completes once the store is back', async () => {
-    const failuresBefore = await copyFailures();
-    proxy.mode = 'refuse';
-    let id: string;
+  it('waits out a store that is down (nothing deleted at the carrier meanwhile), then stores the copy and, as the workspace chose, deletes the carrier’s', async () => {
+    // Issue 32 item 2: the workspace asks for the carrier's copy to be deleted once the store holds a verified one.
+    await setDeleteAtCarrier(true);
     try {
-      id = await recordedCall();
-      await until(async () => (await copyFailures()) >= failuresBefore + 2, 'the copy to fail against the store twice', {
-        timeoutMs: 30_000,
-      });
-      expect(await stored(id, 'recording')).toBeUndefined();
-      // Until it is stored, the carrier's recording is served whole (no ranges).
-      const meanwhile = await getRecording(id, tenant.keys.test, 'bytes=0-99');
-      expect(meanwhile.res.status).toBe(200);
-      expect(meanwhile.res.headers.get('accept-ranges')).toBe('none');
-      expect(meanwhile.bytes.equals(await carrierBytes(id))).toBe(true);
+      const failuresBefore = await copyFailures();
+      proxy.mode = 'refuse';
+      let id: string;
+      let original: Buffer;
+      try {
+        id = await recordedCall();
+        await until(async () => (await copyFailures()) >= failuresBefore + 2, 'the copy to fail against the store twice', {
+          timeoutMs: 30_000,
+        });
+        expect(await stored(id, 'recording')).toBeUndefined();
+        // Until it is stored, the carrier's recording is served whole (no ranges), and the carrier keeps it.
+        const meanwhile = await getRecording(id, tenant.keys.test, 'bytes=0-99');
+        expect(meanwhile.res.status).toBe(200);
+        expect(meanwhile.res.headers.get('accept-ranges')).toBe('none');
+        original = await carrierBytes(id);
+        expect(meanwhile.bytes.equals(original)).toBe(true);
+      } finally {
+        proxy.mode = 'pass';
+      }
+      const [row] = await untilStored(id, ['recording'], 90_000);
+      expect((await objectBytes(row.store_key)).equals(original)).toBe(true);
+      expect(row.sha256).toBe(sha256(original));
+
+      // Stored and verified: then deleted at the carrier, which refuses to open it from now on.
+      expect(await copyResult(id)).toMatchObject({ deletedAtCarrier: true });
+      expect(await carrierStatus(id)).toBe(404);
+      const after = await stored(id, 'recording');
+      expect(after.carrier_deleted_at).toBeInstanceOf(Date);
+      // The call still names the carrier's URL (what the copy judges by); the API shows Switchboard's.
+      expect((await h.db('calls').where({ id }).first()).recording_url).toBe(row.carrier_url);
+      expect((await calls.get(id)).recording_url).toBe(`${h.apiUrl}/api/v1/calls/${id}/recording`);
+
+      // Served from the store alone: whole and by range.
+      const whole = await getRecording(id, tenant.keys.test);
+      expect(whole.res.status).toBe(200);
+      expect(whole.res.headers.get('accept-ranges')).toBe('bytes');
+      expect(whole.bytes.equals(original)).toBe(true);
+      const first = await getRecording(id, tenant.keys.test, 'bytes=0-99');
+      expect(first.res.status).toBe(206);
+      expect(first.bytes.equals(original.subarray(0, 100))).toBe(true);
+      // A store that cannot answer now has no carrier to fall back on: 503, never the carrier's refusal as a 404.
+      proxy.mode = 'refuse';
+      try {
+        expect((await getRecording(id, tenant.keys.test)).res.status).toBe(503);
+      } finally {
+        proxy.mode = 'pass';
+      }
     } finally {
-      proxy.mode = 'pass';
+      await setDeleteAtCarrier(false);
     }
-    const [row] = await untilStored(id, ['recording'], 90_000);
-    expect((await objectBytes(row.store_key)).equals(await carrierBytes(id))).toBe(true);
-    expect((await getRecording(id, tenant.keys.test, 'bytes=0-99')).res.status).toBe(206);
+  }, 120_000);
+
+  it('retries a deletion the carrier refuses the credentials to (counted) until it works; any other refusal is final and the carrier keeps it', async () => {
+    const deleteFailures = async (reason: string) =>
+      (await workerRegistry.getSingleMetric('switchboard_recording_carrier_delete_failures_total')!.get()).values
+        .filter((v) => v.labels.reason === reason)
+        .reduce((sum, v) => sum + v.value, 0);
+    const fault = async (mode: string, count?: number) =>
+      expect((await h.simulator.control('POST', '/control/recordings/faults', { mode, count })).status).toBe(200);
+    await setDeleteAtCarrier(true);
+    try {
+      // The carrier refuses the credentials twice (401), then takes them: the deletion waits, then happens.
+      const refusedBefore = await deleteFailures('carrier_credentials_refused');
+      await fault('unauthorized', 2);
+      const waited = await recordedCall();
+      expect(await copyResult(waited)).toMatchObject({ deletedAtCarrier: true });
+      expect((await deleteFailures('carrier_credentials_refused')) - refusedBefore).toBe(2);
+      expect(await carrierStatus(waited)).toBe(404);
+      expect((await stored(waited, 'recording')).carrier_deleted_at).toBeInstanceOf(Date);
+
+      // Any other refusal (400) is final: the copy ends, the carrier keeps the recording, the store serves it.
+      const finalBefore = await deleteFailures('carrier_refused');
+      await fault('reject');
+      const kept = await recordedCall();
+      const result = await copyResult(kept);
+      expect(result).toMatchObject({ deletedAtCarrier: false, carrierDeleteError: expect.stringContaining('400') });
+      expect((await deleteFailures('carrier_refused')) - finalBefore).toBe(1);
+      expect(await carrierStatus(kept)).toBe(200);
+      expect((await stored(kept, 'recording')).carrier_deleted_at).toBeNull();
+      expect((await getRecording(kept, tenant.keys.test, 'bytes=0-9')).res.status).toBe(206);
+    } finally {
+      await fault('normal');
+      await setDeleteAtCarrier(false);
+    }
   }, 120_000);
 
   describe('a worker process whose store refuses its credentials, then killed (SIGKILL) in the middle of a copy', () => {

@@ -364,6 +364,8 @@ async function main(): Promise<void> {
       // attempt. (campaignWorkflow.json started attempt workflows as children; campaignWorkflow.dial-batch.json and
       // campaignAttemptWorkflow.json, recorded before it, started them from a local activity.)
       const campaignLine = await createActiveLine(h, tenant.keys.test, webhookLine({ recording_enabled: true }));
+      // Issue 32, item 2: the workspace deletes the carrier's copy once stored, so the copy's history holds that step too.
+      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { delete_at_carrier: true } } });
       const campaign = await h.request('POST', '/api/v1/campaigns', {
         key: tenant.keys.test,
         // The API's clock was moved a day on above; the worker's is the real one, which the start is judged by.
@@ -391,7 +393,9 @@ async function main(): Promise<void> {
       await until(async () => (await h.db('call_objects').where({ call_id: campaignCall })).length > 0, 'the call copy', {
         timeoutMs: 30_000,
       });
+      // Stored, then deleted at the carrier (the copy's result says so).
       await save(h, workflowIds.callCopy(campaignCall), path.join(out, 'callCopyWorkflow.recording.json'));
+      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { delete_at_carrier: false } } });
 
       // A campaign's call that a machine answers: its voicemail message is played to its end from the end of the
       // machine's greeting (the beep), then it hangs up. (callWorkflow.v8-campaign-voicemail was recorded before

@@ -11,6 +11,12 @@ export interface CallCopyResult {
   stored: Array<{ kind: CallObjectKind; name: string; size: number }>;
   /** What could not be stored for good (the carrier refused: it has no such recording); the rest is retried until stored. */
   failed: Array<{ kind: CallObjectKind; error: string }>;
+  /**
+   * The carrier's copy of the recording (`recordings.delete_at_carrier`): deleted by this run once stored, or why not
+   * for good (the carrier refused); absent when not asked.
+   */
+  deletedAtCarrier?: boolean;
+  carrierDeleteError?: string;
 }
 
 /** There may be more to store (a late recording): a running copy checks again before it ends. */

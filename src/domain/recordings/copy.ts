@@ -10,7 +10,7 @@ import { measuring } from '../../adapters/storage/streams';
 import type { Db } from '../../platform/db/knex';
 import { recordingPresentation } from '../calls/rules';
 import { findCallById, transcriptRecord, type CallRow } from '../calls/store';
-import { objectNameOf, pendingKinds, type CallObjectKind } from './rules';
+import { objectNameOf, pendingKinds, type CallObjectKind, type RecordingSettings } from './rules';
 import { asStoredObject, callObjectsDeleted, eventsOfCall, recordingSettings, recordStoredObject, storedObjectsOfCall } from './store';
 
 /** What copying a call's objects reaches: the database, the operator's store and the carrier's recording. */
@@ -23,7 +23,16 @@ export interface CopyDeps {
 }
 
 export type CopyOutcome =
-  | { kind: CallObjectKind; stored: true; name: string; size: number; sha256: string; replaced?: string }
+  | {
+      kind: CallObjectKind;
+      stored: true;
+      name: string;
+      size: number;
+      sha256: string;
+      replaced?: string;
+      /** A recording whose workspace deletes the carrier's copy once stored (`recordings.delete_at_carrier`, as read now). */
+      deleteAtCarrier?: boolean;
+    }
   | { kind: CallObjectKind; stored: false; reason: 'no_call' | 'not_pending' };
 
 const facts = (call: CallRow) => ({
@@ -35,17 +44,17 @@ const facts = (call: CallRow) => ({
 /** What is left to store of the call (src/domain/recordings/rules.ts `pendingKinds`); nothing for a call that is not. */
 export async function pendingCopies(deps: Pick<CopyDeps, 'db'>, callId: string): Promise<CallObjectKind[]> {
   const call = await findCallById(deps.db, callId);
-  return call ? pendingOf(deps, call) : [];
+  return call ? (await pendingOf(deps, call)).pending : [];
 }
 
-async function pendingOf(deps: Pick<CopyDeps, 'db'>, call: CallRow): Promise<CallObjectKind[]> {
-  // Deleted by the retention schedule: never copied again (the carrier may still hold the recording).
-  if (await callObjectsDeleted(deps.db, call.id)) return [];
+async function pendingOf(deps: Pick<CopyDeps, 'db'>, call: CallRow): Promise<{ pending: CallObjectKind[]; settings: RecordingSettings }> {
   const [stored, settings] = await Promise.all([
     storedObjectsOfCall(deps.db, call.id),
     recordingSettings(deps.db, { workspaceId: call.workspace_id, environment: call.environment }),
   ]);
-  return pendingKinds(facts(call), stored.map(asStoredObject), settings);
+  // Deleted by the retention schedule: never copied again (the carrier may still hold the recording).
+  if (await callObjectsDeleted(deps.db, call.id)) return { pending: [], settings };
+  return { pending: pendingKinds(facts(call), stored.map(asStoredObject), settings), settings };
 }
 
 /**
@@ -53,12 +62,14 @@ async function pendingOf(deps: Pick<CopyDeps, 'db'>, call: CallRow): Promise<Cal
  * written with that checksum (the store keeps nothing that does not match it), then read back (`head`) and compared
  * in size and checksum; only then is the `call_objects` row written, so a row means a verified copy. Retried as a
  * whole: a crash anywhere before the row leaves nothing recorded, and the next attempt writes the object again (a
- * write replaces it atomically). Nothing is deleted at the carrier here.
+ * write replaces it atomically). Nothing is deleted at the carrier here: the outcome says whether the workspace wants it
+ * (`deleteRecordingAtCarrier`, ./deleteAtCarrier.ts, is the next step's).
  */
 export async function copyCallObject(deps: CopyDeps, callId: string, kind: CallObjectKind): Promise<CopyOutcome> {
   const call = await findCallById(deps.db, callId);
   if (!call) return { kind, stored: false, reason: 'no_call' };
-  if (!(await pendingOf(deps, call)).includes(kind)) return { kind, stored: false, reason: 'not_pending' };
+  const { pending, settings } = await pendingOf(deps, call);
+  if (!pending.includes(kind)) return { kind, stored: false, reason: 'not_pending' };
   const base = { workspaceId: call.workspace_id, environment: call.environment, callId };
   const carrierUrl = kind === 'recording' ? call.recording_url : null;
   const written =
@@ -86,7 +97,8 @@ export async function copyCallObject(deps: CopyDeps, callId: string, kind: CallO
   });
   // A recording copied again in another format: the earlier object is no longer any row's.
   if (replaced && replaced.name !== written.ref.name) await deps.store.delete({ ...base, name: replaced.name });
-  return { kind, stored: true, name: written.ref.name, size: written.size, sha256: written.sha256 };
+  const stored = { kind, stored: true as const, name: written.ref.name, size: written.size, sha256: written.sha256 };
+  return kind === 'recording' ? { ...stored, deleteAtCarrier: settings.delete_at_carrier } : stored;
 }
 
 interface Written {

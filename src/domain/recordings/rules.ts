@@ -19,9 +19,14 @@ export interface RecordingSettings {
    * after, unless the call is on legal hold. Null: kept until deleted by hand.
    */
   retention_days: number | null;
+  /**
+   * Delete the carrier's copy of each recording once the store holds a verified copy of it (never before), so the
+   * recording is kept only where the operator keeps it.
+   */
+  delete_at_carrier: boolean;
 }
 
-export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, retention_days: null };
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, retention_days: null, delete_at_carrier: false };
 
 /** The settings as stored (a JSON object that may lack fields added later), with their defaults. */
 export function recordingSettingsOf(stored: unknown): RecordingSettings {
@@ -30,6 +35,7 @@ export function recordingSettingsOf(stored: unknown): RecordingSettings {
   return {
     store_events: value.store_events === true,
     retention_days: typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 ? retention : null,
+    delete_at_carrier: value.delete_at_carrier === true,
   };
 }
 

@@ -34,7 +34,8 @@ export type RecordingServed =
  * the call as the asker's. The store's copy once it holds one of the call's current recording (byte ranges served),
  * else the carrier's, whole (a range is ignored: HTTP lets a server answer 200 with everything). A call without a
  * recording, or whose carrier no longer has it and no copy was stored, has none. A store that cannot answer falls
- * back to the carrier; both down is `unavailable` (503).
+ * back to the carrier; both down is `unavailable` (503). A recording deleted at the carrier once stored
+ * (`delete_at_carrier`) is served from the store only: a store that cannot answer is `unavailable`.
  */
 export async function serveCallRecording(deps: ServeRecordingDeps, call: CallRow, range?: ByteRange): Promise<RecordingServed> {
   if (!call.recording_url) return { ok: false, refused: 'no_recording' };
@@ -49,13 +50,20 @@ export async function serveCallRecording(deps: ServeRecordingDeps, call: CallRow
     } catch (err) {
       if (err instanceof RangeNotSatisfiableError) return { ok: false, refused: 'range_not_satisfiable', size: err.size };
       if (!(err instanceof RecordingStoreError)) throw err;
-      // Recorded as stored but not readable: said loudly (a copy should never go missing), and the carrier tried.
-      deps.log[err instanceof StoredObjectNotFoundError ? 'error' : 'warn'](
-        { call_id: call.id, err: err.message, store: deps.recordingStore.kind },
-        'stored recording not readable; trying the carrier',
+      // Recorded as stored but not readable: said loudly (a copy should never go missing), and the carrier tried
+      // unless it deleted its copy (then the store is the only one: unavailable until it answers).
+      const missing = err instanceof StoredObjectNotFoundError;
+      deps.log[missing ? 'error' : 'warn'](
+        { call_id: call.id, err: err.message, store: deps.recordingStore.kind, carrier_deleted: Boolean(stored.carrier_deleted_at) },
+        stored.carrier_deleted_at
+          ? 'stored recording not readable; the carrier deleted its copy'
+          : 'stored recording not readable; trying the carrier',
       );
+      if (stored.carrier_deleted_at) return { ok: false, refused: missing ? 'no_recording' : 'unavailable' };
     }
   }
+  // Deleted at the carrier (`delete_at_carrier`) once stored: the store is the only copy, never the carrier.
+  if (stored?.carrier_deleted_at && stored.carrier_url === call.recording_url) return { ok: false, refused: 'unavailable' };
   if (!deps.openRecording) return { ok: false, refused: 'no_recording' };
   try {
     const recording = await deps.openRecording({ environment: call.environment, callId: call.id, recordingUrl: call.recording_url });

@@ -18,6 +18,8 @@ export interface CallObjectRow {
   content_type: string;
   carrier_url: string | null;
   stored_at: Date;
+  /** When the carrier's copy of this recording was deleted (`delete_at_carrier`; migration 0055): null while it keeps it. */
+  carrier_deleted_at?: Date | null;
 }
 
 export async function storedObjectsOfCall(db: Db | Knex, callId: string): Promise<CallObjectRow[]> {
@@ -41,6 +43,18 @@ export async function recordStoredObject(db: Db, row: CallObjectRow): Promise<Ca
     await trx('call_objects').insert(row).onConflict(['call_id', 'kind']).merge();
     return before;
   });
+}
+
+/**
+ * Records that the carrier deleted its copy of the recording stored from `carrierUrl` (the row of that very copy; a
+ * row replaced meanwhile by a newer recording's is left alone). Answers whether a row was marked.
+ */
+export async function recordCarrierDeletion(db: Db, callId: string, carrierUrl: string, at: Date): Promise<boolean> {
+  const marked = await db('call_objects')
+    .where({ call_id: callId, kind: 'recording', carrier_url: carrierUrl })
+    .whereNull('carrier_deleted_at')
+    .update({ carrier_deleted_at: at });
+  return marked > 0;
 }
 
 /** The recordings settings of a workspace's environment (their defaults when the account has none yet). */
