@@ -57,6 +57,13 @@ const recordingCopyFailures = new client.Counter({
   registers: [workerRegistry],
 });
 
+const recordingsDeleted = new client.Counter({
+  name: 'switchboard_recordings_deleted_total',
+  help: 'Objects of calls (recording, transcript, events) the retention schedule deleted from the recordings store, by kind',
+  labelNames: ['kind'] as const,
+  registers: [workerRegistry],
+});
+
 const recordingCarrierDeletions = new client.Counter({
   name: 'switchboard_recording_carrier_deletions_total',
   help: 'Recordings this worker deleted at the carrier once the recordings store held a verified copy (recordings.delete_at_carrier)',
@@ -98,6 +105,9 @@ export const businessMetrics = {
   },
   recordingCopyFailed(kind: string, reason: string): void {
     recordingCopyFailures.inc({ kind, reason });
+  },
+  recordingDeleted(kind: string): void {
+    recordingsDeleted.inc({ kind });
   },
   recordingDeletedAtCarrier(): void {
     recordingCarrierDeletions.inc();

@@ -11,6 +11,7 @@ import {
 import { copyCallObject, pendingCopies, type CopyOutcome } from '../src/domain/recordings/copy';
 import { deleteRecordingAtCarrier, type DeleteAtCarrierOutcome } from '../src/domain/recordings/deleteAtCarrier';
 import type { CallObjectKind } from '../src/domain/recordings/rules';
+import { deleteCallObjectsPastRetention } from '../src/domain/recordings/retention';
 import { wantCallCopy } from '../src/domain/recordings/start';
 import { callsMissingCopies } from '../src/domain/recordings/store';
 import type { Db } from '../src/platform/db/knex';
@@ -33,6 +34,9 @@ export const SWEEP_AFTER_MS = 10 * 60_000;
 export const SWEEP_WITHIN_MS = 7 * 24 * 60 * 60_000;
 /** Calls started per sweep: the next sweep, 5 minutes later, takes the rest. */
 export const SWEEP_BATCH = 100;
+
+/** Calls whose objects one retention batch deletes, per environment: the workflow asks again while a batch was full. */
+export const RETENTION_BATCH = 100;
 
 /** Why a copy attempt failed, as the metric and the log say it. */
 function reasonOf(err: unknown): string {
@@ -152,6 +156,22 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       for (const callId of callIds) await wantCallCopy(temporal(), taskQueue, callId);
       if (callIds.length > 0) Context.current().log.warn('call copies started by the sweeper', { calls: callIds.length });
       return { started: callIds.length };
+    },
+
+    /**
+     * One batch of the retention (src/domain/recordings/retention.ts), judged at `at` (the schedule's time): deletes
+     * the objects of calls past their environment's retention and not on legal hold, each call audited and counted.
+     */
+    async deleteExpiredCallObjects(input: { at: string }): Promise<{ calls: number; objects: number; more: boolean }> {
+      const batch = await deleteCallObjectsPastRetention({ db, store: recordingStore, now }, new Date(input.at), RETENTION_BATCH);
+      let objects = 0;
+      for (const call of batch.deleted) {
+        for (const object of call.objects) businessMetrics.recordingDeleted(object.kind);
+        objects += call.objects.length;
+      }
+      if (batch.deleted.length > 0)
+        Context.current().log.info('call objects deleted by the retention', { calls: batch.deleted.length, objects });
+      return { calls: batch.deleted.length, objects, more: batch.more };
     },
   };
 }

@@ -174,6 +174,16 @@ export const webhookSweep = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
 } satisfies ActivityOptions;
 
+/**
+ * One batch of the recordings retention (src/domain/recordings/retention.ts: up to 100 calls per environment, a
+ * store delete per object): idempotent, so retried whole; a store that stays down fails the run, and tomorrow's
+ * run takes the rest (nothing is lost by waiting).
+ */
+export const recordingRetention = {
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+} satisfies ActivityOptions;
+
 /** The Telnyx inbox sweeper's pass (a bounded batch of stored webhooks): the next pass, seconds later, retries it. */
 export const inboxSweep = {
   startToCloseTimeout: '1 minute',

@@ -9,4 +9,4 @@ export { campaignAttemptWorkflow, campaignWorkflow } from './campaigns';
 export { sendMessageWorkflow } from './messages';
 export { recoverOrphansWorkflow } from './recovery';
 export { sweepTelnyxInboxWorkflow } from './telnyxInbox';
-export { callCopyWorkflow, sweepCallCopiesWorkflow } from './recordings';
+export { callCopyWorkflow, recordingsRetentionWorkflow, sweepCallCopiesWorkflow } from './recordings';

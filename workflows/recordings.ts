@@ -1,11 +1,12 @@
 import { ActivityFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { RecordingActivities } from '../activities/recordings';
 import * as options from './activityOptions';
-import { callCopyWantedSignal, type CallCopyInput, type CallCopyResult } from './definitions/recordings';
+import { callCopyWantedSignal, type CallCopyInput, type CallCopyResult, type RecordingsRetentionResult } from './definitions/recordings';
 
 const lookups = proxyActivities<RecordingActivities>(options.store);
 const copies = proxyActivities<RecordingActivities>(options.recordingCopy);
 const sweeps = proxyActivities<RecordingActivities>(options.webhookSweep);
+const retention = proxyActivities<RecordingActivities>(options.recordingRetention);
 
 /**
  * The durable copy of one call (issue 32; docs/decisions/recordings.md "The durable copy"): stores whatever the call
@@ -55,4 +56,23 @@ async function deleteAtCarrier(callId: string, result: CallCopyResult): Promise<
  */
 export async function sweepCallCopiesWorkflow(): Promise<{ started: number }> {
   return sweeps.startMissingCallCopies();
+}
+
+/**
+ * The recordings retention (a Temporal Schedule runs it daily, src/main/schedules.ts; docs/decisions/recordings.md
+ * "Retention and legal hold"): deletes, batch by batch, the stored objects of calls older than their environment's
+ * `retention_days`, except calls on legal hold. Judged at the run's own time (the workflow clock), passed to every
+ * batch, so a retried batch judges as the first did. Batches are idempotent: a crash resumes where it stopped.
+ */
+export async function recordingsRetentionWorkflow(): Promise<RecordingsRetentionResult> {
+  const at = new Date(Date.now()).toISOString();
+  const total: RecordingsRetentionResult = { calls: 0, objects: 0 };
+  for (;;) {
+    const batch = await retention.deleteExpiredCallObjects({ at });
+    total.calls += batch.calls;
+    total.objects += batch.objects;
+    // A full batch that deleted nothing (every call in it held) would loop for ever: the held are skipped by the query, so
+    // a full batch always deletes; stop anyway when one deletes nothing.
+    if (!batch.more || batch.calls === 0) return total;
+  }
 }

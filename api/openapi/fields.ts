@@ -323,6 +323,14 @@ export const recordingSettingsFields = {
     description:
       'Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default',
   },
+  retention_days: nullable({
+    type: 'integer',
+    minimum: 1,
+    maximum: 36_500,
+    description:
+      'Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, ' +
+      'except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field',
+  }),
   delete_at_carrier: {
     type: 'boolean',
     description:

@@ -383,6 +383,15 @@ export const recordSchemas: Record<string, object> = {
     is_default: { type: 'boolean' },
     created_at: dateTime,
   }),
+  LegalHold: record({
+    id: uuid,
+    call_id: { ...nullableUuid, description: 'The call held, or null for a hold on a number' },
+    phone_number: { ...nullableString, description: 'The number held (every call from or to it), or null for a hold on a call' },
+    reason: { type: 'string' },
+    active: { type: 'boolean', description: 'False once released' },
+    created_at: dateTime,
+    released_at: nullableDateTime,
+  }),
   ComplianceEvent: record({
     id: uuid,
     line_id: nullableUuid,

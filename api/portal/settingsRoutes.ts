@@ -4,6 +4,7 @@ import { errors } from '../errors';
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { workspaceCallingWindow } from '../../src/domain/callingHours/refusal';
 import { changeTimeZone } from '../../src/domain/workspaces/timeZone';
+import { legalHoldsOf, recordingSettings } from '../../src/domain/recordings/store';
 import { gatedFormPost, navOf, tenantOf } from './operatorPages';
 import type { Operator } from './visitor';
 import { sendPage } from './http';
@@ -11,10 +12,19 @@ import { callingWindowOfForm, callingWindowText } from './pages/callingHours';
 import { settingsPage, type SettingsPageInput } from './pages/settings';
 import { renderInTimeZone } from './timeZoneScope';
 
-/** What the settings page reads: this environment's calling window. */
+/** What the settings page reads: this environment's calling window, its recordings retention and active legal holds. */
 export async function settingsInput(deps: AppDeps, operator: Operator): Promise<SettingsPageInput> {
-  return { callingWindow: await workspaceCallingWindow(deps.db, tenantOf(operator)) };
+  const tenant = tenantOf(operator);
+  const [callingWindow, recordings, holds] = await Promise.all([
+    workspaceCallingWindow(deps.db, tenant),
+    recordingSettings(deps.db, tenant),
+    legalHoldsOf(deps.db, tenant).whereNull('released_at').orderBy('created_at', 'desc').limit(LEGAL_HOLDS_SHOWN),
+  ]);
+  return { callingWindow, retentionDays: recordings.retention_days, legalHolds: holds };
 }
+
+/** Active holds the settings page lists (the API lists them all). */
+const LEGAL_HOLDS_SHOWN = 50;
 
 /**
  * The workspace's time zone (issue 30, item 5) and the environment's calling hours (issue 31, item 1):

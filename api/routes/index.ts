@@ -11,6 +11,7 @@ import { carrierMessageRoutes } from './carrier/messages';
 import { telnyxEventRoutes } from './carrier/telnyx';
 import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
+import { legalHoldRoutes } from './legalHolds';
 import { lineRoutes } from './lines';
 import { messageRoutes } from './messages';
 import { stripeWebhookRoutes } from './processor/stripe';
@@ -29,6 +30,7 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...billingRoutes(),
     ...complianceRoutes(),
     ...auditRoutes(),
+    ...legalHoldRoutes(),
     ...callRoutes(),
     ...campaignContactListRoutes(),
     ...campaignRoutes(),

@@ -631,6 +631,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/legal-holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Legal holds, active and released, newest first
+         * @description Offset pagination. `active=true` lists the holds in force, `active=false` the released ones. An unrestricted owner or admin key only.
+         */
+        get: operations["listLegalHolds"];
+        put?: never;
+        /**
+         * Place a legal hold on a call or a phone number: its stored recordings and transcripts outlive the retention
+         * @description Name exactly one of `call_id` (one call) and `phone_number` (every call from or to it: a line’s number or a callee’s), else 422 naming both. While the hold is active, the daily retention (`recordings.retention_days` in the settings) skips the calls it covers. An unrestricted owner or admin key only (403 `forbidden` naming each restriction). Another workspace’s call is 404 `call_not_found`. Records a `legal_hold_placed` compliance event.
+         */
+        post: operations["createLegalHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/legal-holds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a legal hold (kept, with `released_at`, for the audit)
+         * @description The calls it covered are deleted by the next retention run if they are past the retention and no other hold covers them. Releasing a released hold answers it unchanged. Records a `legal_hold_released` compliance event. An unrestricted owner or admin key only.
+         */
+        delete: operations["releaseLegalHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/calls": {
         parameters: {
             query?: never;
@@ -1819,6 +1863,24 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        LegalHold: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The call held, or null for a hold on a number
+             */
+            call_id: string | null;
+            /** @description The number held (every call from or to it), or null for a hold on a call */
+            phone_number: string | null;
+            reason: string;
+            /** @description False once released */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            released_at: string | null;
+        };
         ComplianceEvent: {
             /** Format: uuid */
             id: string;
@@ -1878,6 +1940,8 @@ export interface components {
             recordings: {
                 /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                 store_events: boolean;
+                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                retention_days: number | null;
                 /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                 delete_at_carrier: boolean;
             };
@@ -7788,6 +7852,7 @@ export interface operations {
                      *       },
                      *       "recordings": {
                      *         "store_events": true,
+                     *         "retention_days": 1,
                      *         "delete_at_carrier": true
                      *       }
                      *     }
@@ -7893,6 +7958,7 @@ export interface operations {
                  *       },
                  *       "recordings": {
                  *         "store_events": true,
+                 *         "retention_days": 1,
                  *         "delete_at_carrier": true
                  *       }
                  *     }
@@ -7937,6 +8003,8 @@ export interface operations {
                     recordings?: {
                         /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                         store_events?: boolean;
+                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                        retention_days?: number | null;
                         /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                         delete_at_carrier?: boolean;
                     };
@@ -7965,6 +8033,7 @@ export interface operations {
                      *       },
                      *       "recordings": {
                      *         "store_events": true,
+                     *         "retention_days": 1,
                      *         "delete_at_carrier": true
                      *       }
                      *     }
@@ -9561,6 +9630,462 @@ export interface operations {
                 };
             };
             /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLegalHolds: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                active?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{legal_holds, total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "legal_holds": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *           "phone_number": "+14155550123",
+                     *           "reason": "example",
+                     *           "active": true,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "released_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": {
+                        legal_holds: components["schemas"]["LegalHold"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: not an unrestricted owner or admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLegalHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                 *       "phone_number": "+14155550123",
+                 *       "reason": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The call to hold
+                     */
+                    call_id?: string;
+                    /** @description Hold every call from or to this number (E.164) */
+                    phone_number?: components["schemas"]["PhoneNumber"];
+                    /** @description Why (kept for the audit) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{legal_hold}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "legal_hold": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *         "phone_number": "+14155550123",
+                     *         "reason": "example",
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "released_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        legal_hold: components["schemas"]["LegalHold"];
+                    };
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: not an unrestricted owner or admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseLegalHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{legal_hold}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "legal_hold": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *         "phone_number": "+14155550123",
+                     *         "reason": "example",
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "released_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        legal_hold: components["schemas"]["LegalHold"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: not an unrestricted owner or admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `legal_hold_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "legal_hold_not_found",
+                     *         "message": "Legal hold not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -9,7 +9,7 @@ import {
 import type { Duration, Workflow } from '@temporalio/common';
 import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
 import type { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
-import type { sweepCallCopiesWorkflow } from '../../workflows/recordings';
+import type { recordingsRetentionWorkflow, sweepCallCopiesWorkflow } from '../../workflows/recordings';
 import type { recoverOrphansWorkflow } from '../../workflows/recovery';
 import type { sweepTelnyxInboxWorkflow } from '../../workflows/telnyxInbox';
 import type { sweepStrandedEventsWorkflow } from '../../workflows/webhooks';
@@ -21,6 +21,7 @@ export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
 export const WEBHOOK_SWEEP_SCHEDULE_ID = 'webhooks-sweep-stranded-events';
 export const TELNYX_INBOX_SCHEDULE_ID = 'telnyx-inbox-sweep';
 export const CALL_COPY_SWEEP_SCHEDULE_ID = 'recordings-sweep-call-copies';
+export const RECORDINGS_RETENTION_SCHEDULE_ID = 'recordings-retention';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
@@ -65,6 +66,18 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       '5 minutes',
       startWorkflow<typeof sweepCallCopiesWorkflow>('sweepCallCopiesWorkflow', { args: [], workflowId: 'recordings-sweep', taskQueue }),
     ),
+    // 03:00 UTC daily: the stored objects of calls past their environment's `recordings.retention_days`, except calls
+    // on legal hold (workflows/recordings.ts). A missed day is caught up within a day; overlapping runs are skipped.
+    {
+      scheduleId: RECORDINGS_RETENTION_SCHEDULE_ID,
+      spec: { calendars: [{ hour: 3, minute: 0, second: 0, comment: 'recordings retention' }], timezone: 'UTC' },
+      action: startWorkflow<typeof recordingsRetentionWorkflow>('recordingsRetentionWorkflow', {
+        args: [],
+        workflowId: 'recordings-retention',
+        taskQueue,
+      }),
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    },
     // Webhook events whose raiser died before settling their first attempt (src/domain/webhooks/sweep.ts):
     // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).
     repeating(

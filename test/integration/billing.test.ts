@@ -336,26 +336,28 @@ describe('billing', () => {
         calling_window: null,
         // Issue 32: only the recording and transcript are kept until the workspace asks for the events too, and the
         // carrier keeps its copy until the workspace asks for it to be deleted once stored.
-        recordings: { store_events: false, delete_at_carrier: false },
+        recordings: { store_events: false, retention_days: null, delete_at_carrier: false },
       });
       const keepEvents = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { store_events: true } },
       });
-      expect(keepEvents.body.recordings).toEqual({ store_events: true, delete_at_carrier: false });
+      expect(keepEvents.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: false });
       // The recordings settings change field by field: what a PATCH does not name stays.
       expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: {} } })).body.recordings).toEqual({
         store_events: true,
+        retention_days: null,
         delete_at_carrier: false,
       });
       const deleteAtCarrier = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { delete_at_carrier: true } },
       });
-      expect(deleteAtCarrier.body.recordings).toEqual({ store_events: true, delete_at_carrier: true });
+      expect(deleteAtCarrier.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: true });
       // The live environment's settings are its own.
       expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.live })).body.recordings).toEqual({
         store_events: false,
+        retention_days: null,
         delete_at_carrier: false,
       });
       for (const recordings of [
@@ -369,6 +371,7 @@ describe('billing', () => {
       }
       expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.recordings).toEqual({
         store_events: true,
+        retention_days: null,
         delete_at_carrier: true,
       });
       const patched = await h.request('PATCH', '/api/v1/settings', {

@@ -124,7 +124,7 @@ describe('the durable copy of a call into the S3 store', () => {
   it('stores the recording (its bytes and SHA-256) with the transcript and events beside it, and serves it with Range to its tenant only', async () => {
     const events = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: true } } });
     expect(events.status).toBe(200);
-    expect(events.body.recordings).toEqual({ store_events: true, delete_at_carrier: false });
+    expect(events.body.recordings).toMatchObject({ store_events: true, delete_at_carrier: false });
 
     const id = await recordedCall();
     const rows = await untilStored(id, ['recording', 'transcript', 'events']);

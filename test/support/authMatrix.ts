@@ -23,6 +23,8 @@ export interface Resources {
   readonly apiTokenId: string;
   /** A campaign on `lineId` that dials nothing while the tests run. */
   readonly campaignId: string;
+  /** An active legal hold (releasing it again answers it as it is). */
+  readonly legalHoldId: string;
   /** A number no fixture uses. */
   newPhone(): string;
   /**
@@ -79,6 +81,9 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   checkConsent: (r) => ({ query: { phone_number: r.phoneNumber, line_id: r.lineId } }),
   revokeConsent: async (r) => ({ query: { phone_number: await r.consentedPhone(), line_id: r.lineId } }),
   createDisclosure: () => ({ body: { message: 'You are talking to an AI agent.' } }),
+  createLegalHold: (r) => ({ body: { phone_number: r.newPhone(), reason: 'The auth matrix' } }),
+  // Releasing is idempotent: the owner's cell releases the fixture's hold (again), every other cell is refused first.
+  releaseLegalHold: (r) => ({ params: { id: r.legalHoldId } }),
   complianceAudit: (r) => ({ query: { line_id: r.lineId } }),
   complianceEvents: (r) => ({ query: { line_id: r.lineId } }),
   agentAuditFeed: (r) => ({ query: { api_key_id: r.agentKeyId } }),
@@ -195,6 +200,7 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     agentKeyId: random ? crypto.randomUUID() : f.agentKeyId,
     apiTokenId: random ? crypto.randomUUID() : f.apiTokenId,
     campaignId: random ? crypto.randomUUID() : f.campaignId,
+    legalHoldId: random ? crypto.randomUUID() : f.legalHoldId,
   };
   const onLine = <T>(value: T) => {
     namesLine = true;
@@ -226,6 +232,9 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     // A campaign is read through its lines (a line-bound key sees those whose every line is its own).
     get campaignId() {
       return onLine(ids.campaignId);
+    },
+    get legalHoldId() {
+      return anId(ids.legalHoldId);
     },
     newPhone: phone,
     disposableLine: async () => onLine(mode.kind === 'fresh' ? await mode.make.line() : ids.lineId),

@@ -34,6 +34,8 @@ export interface EnvFixtures {
   apiTokenId: string;
   /** A campaign on `lineId` that starts in a year: it dials nothing while the tests run. */
   campaignId: string;
+  /** An active legal hold on a number no call uses (issue 32): a resource to list or release. */
+  legalHoldId: string;
 }
 
 /** A campaign that dials nothing while a test runs (its start is a year away): a resource to read, pause or cancel. */
@@ -100,6 +102,7 @@ export async function makeEnvFixtures(
   );
   const apiToken = await ok('POST', '/api-tokens', { name: 'fixture token', grant: { scopes: ['read'] } });
   const campaign = await ok('POST', '/api/v1/campaigns', dormantCampaign(line.id), [201]);
+  const hold = await ok('POST', '/api/v1/legal-holds', { phone_number: remoteNumber(), reason: 'Fixture hold' }, [201]);
 
   return {
     environment,
@@ -114,6 +117,7 @@ export async function makeEnvFixtures(
     agentKeyId: agentKey.key.id,
     apiTokenId: apiToken.api_token.id,
     campaignId: campaign.campaign.id,
+    legalHoldId: hold.legal_hold.id,
   };
 }
 

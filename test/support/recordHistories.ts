@@ -203,6 +203,13 @@ async function main(): Promise<void> {
       });
       await save(h, copySweep.workflowId, path.join(out, 'sweepCallCopiesWorkflow.json'));
 
+      // One run of the recordings retention (its schedule runs it daily).
+      const retention = await h.temporal.workflow.start('recordingsRetentionWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `recordings-retention-${Date.now()}`,
+      });
+      await save(h, retention.workflowId, path.join(out, 'recordingsRetentionWorkflow.json'));
+
       // A conversation: a `{text}` reply, a streamed (NDJSON) reply, a long reply the caller
       // talks over (interrupted), then a hang-up through the API.
       const agent = await startReceiver();

@@ -323,6 +323,16 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'the header, cells within their lengths, RFC 4180 quoting and UTF-8 (its description says them; the refusal names the row and column).',
   },
   {
+    operations: ['POST /api/v1/legal-holds'],
+    status: 422,
+    code: 'validation_error',
+    field: 'call_id|phone_number',
+    message: '^Name exactly one of call_id and phone_number$|^Must be a valid phone number',
+    reason:
+      'A hold names one subject: exactly one of two optional fields (a relation the document states in words, as the calling window’s order); ' +
+      'and whether a number is assigned (libphonenumber), as for the other phone fields.',
+  },
+  {
     operations: ['GET /api/v1/calls/{id}/recording'],
     status: 416,
     code: 'range_not_satisfiable',

@@ -3,6 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
+import type { RecordingStore } from '../../src/adapters/storage/port';
 import { loadConfig } from '../../src/platform/config';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { createDb, type Db } from '../../src/platform/db/knex';
@@ -13,11 +14,11 @@ import { testDataConverter } from './payloadCodec';
 /**
  * A worker of the suite's workflow bundle and the real activities, on a task queue of its own in a
  * time-skipping environment: the given carrier (none by default: the workflow under test must not
- * reach one), no card processor, no model, the suite's secrets key.
+ * reach one), the given recordings store (a scratch one by default), no card processor, no model, the suite's secrets key.
  */
 export async function timeSkippingWorker(
   env: TestWorkflowEnvironment,
-  deps: { db: Db; egress: EgressPolicy; carrier?: CarrierAdapter },
+  deps: { db: Db; egress: EgressPolicy; carrier?: CarrierAdapter; recordingStore?: RecordingStore },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = `ts-${crypto.randomUUID()}`;
   const worker = await Worker.create({
@@ -29,7 +30,7 @@ export async function timeSkippingWorker(
       config: loadConfig(),
       db: deps.db,
       carrier: deps.carrier ?? ({} as CarrierAdapter),
-      recordingStore: scratchRecordingStore(),
+      recordingStore: deps.recordingStore ?? scratchRecordingStore(),
       payments: noPayments,
       model: noModel,
       temporal: () => env.client,

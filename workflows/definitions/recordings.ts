@@ -23,3 +23,11 @@ export interface CallCopyResult {
 export const callCopyWantedSignal = defineSignal('callCopyWanted');
 
 export type CallCopyWorkflow = (input: CallCopyInput) => Promise<CallCopyResult>;
+
+/** The recordings retention (workflows/recordings.ts, run daily by a Temporal Schedule): what it deleted. */
+export interface RecordingsRetentionResult {
+  calls: number;
+  objects: number;
+}
+
+export type RecordingsRetentionWorkflow = () => Promise<RecordingsRetentionResult>;

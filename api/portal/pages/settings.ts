@@ -5,10 +5,14 @@ import { option, time } from '../components';
 import { html, type Html } from '../html';
 import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '../layout';
 import { renderTimeZone } from '../timeZoneScope';
+import type { LegalHoldRow } from '../../../src/domain/recordings/store';
 
 export interface SettingsPageInput {
   /** This environment's calling window (settings `calling_window`). */
   callingWindow: WorkspaceCallingWindow | null;
+  /** This environment's `recordings.retention_days` (null: kept for ever) and its active legal holds (issue 32). */
+  retentionDays: number | null;
+  legalHolds: LegalHoldRow[];
   error?: ShownError;
   notice?: string;
   typedTimeZone?: string;
@@ -20,7 +24,7 @@ export function settingsPage(nav: PageNav, input: SettingsPageInput): Html {
   return layout(
     'Settings',
     html`${formOutcome(input.error, input.notice)} ${timeZoneSection(nav, input.typedTimeZone)}
-      ${callingHoursSection(nav, input.callingWindow, input.callingForm)}
+      ${callingHoursSection(nav, input.callingWindow, input.callingForm)} ${retentionSection(nav, input)}
       <h2>Change password</h2>
       <form method="post" action="/portal/settings/password" class="card">
         ${csrfField(nav.csrfToken)}
@@ -60,4 +64,43 @@ function timeZoneSection(nav: PageNav, typed: string | undefined): Html {
       </select>
       <button type="submit">Save time zone</button>
     </form>`;
+}
+
+/**
+ * Recordings retention and legal holds (issue 32), read-only: changed through the API (`PATCH /api/v1/settings`,
+ * `/api/v1/legal-holds`). Holds are listed to owners and admins only, as the API lists them.
+ */
+function retentionSection(nav: PageNav, input: SettingsPageInput): Html {
+  const kept =
+    input.retentionDays === null
+      ? 'kept until deleted'
+      : `deleted ${input.retentionDays} ${input.retentionDays === 1 ? 'day' : 'days'} after they were stored, unless on legal hold`;
+  const explained = html`<h2>Recordings retention</h2>
+    <p>Stored recordings and transcripts of this environment’s calls are <strong id="recordings-retention">${kept}</strong>.</p>`;
+  if (!nav.managesMembers) return explained;
+  const holds =
+    input.legalHolds.length === 0
+      ? html`<p id="legal-holds">No legal hold is in force.</p>`
+      : html`<table id="legal-holds">
+          <thead>
+            <tr>
+              <th>Holds</th>
+              <th>Reason</th>
+              <th>Since</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${input.legalHolds.map(
+              (hold) =>
+                html`<tr>
+                  <td>
+                    ${hold.call_id ? html`call <a href="/portal/calls/${hold.call_id}?env=${nav.environment}">${hold.call_id}</a>` : hold.phone_number}
+                  </td>
+                  <td>${hold.reason}</td>
+                  <td>${time(hold.created_at)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>`;
+  return html`${explained} ${holds}`;
 }

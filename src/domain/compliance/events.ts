@@ -23,6 +23,7 @@ export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
 /** Events of the compliance plane itself (consent, opt-outs, disclosures, audit reads). */
 /** `sms_sent`: an outbound SMS and what allowed it (`authorization_basis`, and `consent_record_id` under consent). */
 /** `settings_changed` and `disclosure_default_changed`: workspace-wide changes, with the key that made them. */
+/** `legal_hold_placed`/`_released` (with the key) and `call_objects_deleted` (by the retention schedule: no key), issue 32. */
 export const COMPLIANCE_EVENTS = [
   'consent_granted',
   'consent_revoked',
@@ -33,6 +34,9 @@ export const COMPLIANCE_EVENTS = [
   'sms_sent',
   'settings_changed',
   'disclosure_default_changed',
+  'legal_hold_placed',
+  'legal_hold_released',
+  'call_objects_deleted',
 ] as const;
 
 /**

@@ -11,7 +11,7 @@ import type { Db } from '../../platform/db/knex';
 import { recordingPresentation } from '../calls/rules';
 import { findCallById, transcriptRecord, type CallRow } from '../calls/store';
 import { objectNameOf, pendingKinds, type CallObjectKind, type RecordingSettings } from './rules';
-import { asStoredObject, eventsOfCall, recordingSettings, recordStoredObject, storedObjectsOfCall } from './store';
+import { asStoredObject, callObjectsDeleted, eventsOfCall, recordingSettings, recordStoredObject, storedObjectsOfCall } from './store';
 
 /** What copying a call's objects reaches: the database, the operator's store and the carrier's recording. */
 export interface CopyDeps {
@@ -52,6 +52,8 @@ async function pendingOf(deps: Pick<CopyDeps, 'db'>, call: CallRow): Promise<{ p
     storedObjectsOfCall(deps.db, call.id),
     recordingSettings(deps.db, { workspaceId: call.workspace_id, environment: call.environment }),
   ]);
+  // Deleted by the retention schedule: never copied again (the carrier may still hold the recording).
+  if (await callObjectsDeleted(deps.db, call.id)) return { pending: [], settings };
   return { pending: pendingKinds(facts(call), stored.map(asStoredObject), settings), settings };
 }
 

@@ -15,18 +15,28 @@ export interface RecordingSettings {
   /** Also keep the call's events (the webhook events it raised, as sent) as `events.json` beside the recording. */
   store_events: boolean;
   /**
+   * Days a call's stored objects are kept (counted from when each was stored); the retention schedule deletes them
+   * after, unless the call is on legal hold. Null: kept until deleted by hand.
+   */
+  retention_days: number | null;
+  /**
    * Delete the carrier's copy of each recording once the store holds a verified copy of it (never before), so the
    * recording is kept only where the operator keeps it.
    */
   delete_at_carrier: boolean;
 }
 
-export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, delete_at_carrier: false };
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, retention_days: null, delete_at_carrier: false };
 
 /** The settings as stored (a JSON object that may lack fields added later), with their defaults. */
 export function recordingSettingsOf(stored: unknown): RecordingSettings {
   const value = (stored && typeof stored === 'object' ? stored : {}) as Partial<RecordingSettings>;
-  return { store_events: value.store_events === true, delete_at_carrier: value.delete_at_carrier === true };
+  const retention = value.retention_days;
+  return {
+    store_events: value.store_events === true,
+    retention_days: typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 ? retention : null,
+    delete_at_carrier: value.delete_at_carrier === true,
+  };
 }
 
 /** What the copy needs to know of a call to decide what is left to store. */

@@ -10,7 +10,7 @@ import {
 import type { Db } from '../../platform/db/knex';
 import type { Logger } from '../../platform/logger';
 import type { CallRow } from '../calls/store';
-import { storedObjectOf } from './store';
+import { callObjectsDeleted, storedObjectOf } from './store';
 
 /** What serving a call's recording reaches: the store holding its copy, and the carrier until it does. */
 export interface ServeRecordingDeps {
@@ -39,6 +39,9 @@ export type RecordingServed =
  */
 export async function serveCallRecording(deps: ServeRecordingDeps, call: CallRow, range?: ByteRange): Promise<RecordingServed> {
   if (!call.recording_url) return { ok: false, refused: 'no_recording' };
+  // Deleted by the retention schedule: gone, never served from the carrier's copy instead (the retention is the
+  // workspace's word that it is no longer kept).
+  if (await callObjectsDeleted(deps.db, call.id)) return { ok: false, refused: 'no_recording' };
   const stored = await storedObjectOf(deps.db, call.id, 'recording');
   if (stored && stored.carrier_url === call.recording_url && deps.recordingStore) {
     const ref = { workspaceId: call.workspace_id, environment: call.environment, callId: call.id, name: stored.name };

@@ -70,6 +70,7 @@ export async function callsMissingCopies(db: Db, window: { endedAfter: Date; end
   const rows = await db('calls as c')
     .where('c.ended_at', '>', window.endedAfter)
     .andWhere('c.ended_at', '<', window.endedBefore)
+    .whereNotExists((deleted) => deleted.select(db.raw('1')).from('call_objects_deleted as d').whereRaw('d.call_id = c.id'))
     .andWhere((missing) =>
       missing
         .where((recording) =>
@@ -109,4 +110,121 @@ export async function eventsOfCall(
     ])
     .select<Array<{ id: string; event_type: string; created_at: Date; payload: unknown }>>('id', 'event_type', 'created_at', 'payload');
   return rows.map((row) => ({ id: row.id, type: row.event_type, created_at: row.created_at.toISOString(), payload: row.payload }));
+}
+
+/** A legal hold (migration 0054): keeps a call's stored objects, or those of every call from or to a number. */
+export interface LegalHoldRow {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  call_id: string | null;
+  phone_number: string | null;
+  reason: string;
+  created_by_key_id: string | null;
+  created_at: Date;
+  released_at: Date | null;
+  released_by_key_id: string | null;
+}
+
+/** The holds of a workspace's environment, active and released (a list orders them). */
+export function legalHoldsOf(db: Db | Knex, tenant: BillingTenant) {
+  return db<LegalHoldRow>('legal_holds').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+export async function insertLegalHold(trx: Knex.Transaction, row: Omit<LegalHoldRow, 'id' | 'released_at' | 'released_by_key_id'>) {
+  const [inserted] = await trx<LegalHoldRow>('legal_holds').insert(row).returning('*');
+  return inserted;
+}
+
+/** Releases the hold if it is the tenant's and still active; answers the released row, or undefined. */
+export async function releaseLegalHoldRow(
+  trx: Knex.Transaction,
+  tenant: BillingTenant,
+  id: string,
+  by: { keyId: string | null; at: Date },
+) {
+  const [row] = await legalHoldsOf(trx, tenant)
+    .andWhere({ id })
+    .whereNull('released_at')
+    .update({ released_at: by.at, released_by_key_id: by.keyId })
+    .returning('*');
+  return row as LegalHoldRow | undefined;
+}
+
+/** The environments whose recordings settings name a retention, with it. */
+export async function environmentsWithRetention(db: Db): Promise<Array<BillingTenant & { retentionDays: number }>> {
+  const rows = await db('billing_accounts')
+    .whereRaw("jsonb_typeof(recordings -> 'retention_days') = 'number'")
+    .orderBy(['workspace_id', 'environment'])
+    .select<Array<{ workspace_id: string; environment: 'test' | 'live'; days: number }>>(
+      'workspace_id',
+      'environment',
+      db.raw("(recordings ->> 'retention_days')::int as days"),
+    );
+  return rows
+    .filter((row) => row.days >= 1)
+    .map((row) => ({ workspaceId: row.workspace_id, environment: row.environment, retentionDays: row.days }));
+}
+
+/**
+ * Calls of the environment whose stored objects are all older than `storedBefore`, not under an active legal hold
+ * (on the call, or on its from or to number), oldest first: what the retention schedule deletes next.
+ */
+export async function callsPastRetention(db: Db, tenant: BillingTenant, window: { storedBefore: Date; limit: number }): Promise<string[]> {
+  const rows = await db('call_objects as o')
+    .join('calls as c', 'c.id', 'o.call_id')
+    .where({ 'o.workspace_id': tenant.workspaceId, 'o.environment': tenant.environment })
+    .whereNotExists((held) =>
+      held
+        .select(db.raw('1'))
+        .from('legal_holds as h')
+        .whereRaw('h.workspace_id = o.workspace_id and h.environment = o.environment and h.released_at is null')
+        .andWhereRaw('(h.call_id = c.id or h.phone_number = c.from_number or h.phone_number = c.to_number)'),
+    )
+    .groupBy('o.call_id')
+    .havingRaw('max(o.stored_at) < ?', [window.storedBefore])
+    .orderByRaw('max(o.stored_at) asc')
+    .limit(window.limit)
+    .select<Array<{ call_id: string }>>('o.call_id');
+  return rows.map((row) => row.call_id);
+}
+
+/** Whether the call is under an active legal hold (on itself or on its from or to number). */
+export async function callIsHeld(db: Db | Knex, callId: string): Promise<boolean> {
+  const row = await db('calls as c')
+    .where('c.id', callId)
+    .whereExists((held) =>
+      held
+        .select(db.raw('1'))
+        .from('legal_holds as h')
+        .whereRaw('h.workspace_id = c.workspace_id and h.environment = c.environment and h.released_at is null')
+        .andWhereRaw('(h.call_id = c.id or h.phone_number = c.from_number or h.phone_number = c.to_number)'),
+    )
+    .first('c.id');
+  return row !== undefined;
+}
+
+/** Whether the retention schedule deleted the call's stored objects (then nothing is copied or served again). */
+export async function callObjectsDeleted(db: Db | Knex, callId: string): Promise<boolean> {
+  return (await db('call_objects_deleted').where({ call_id: callId }).first('call_id')) !== undefined;
+}
+
+/** Records that the call's objects were deleted (kept once: the first deletion's time and objects stay). */
+export async function recordCallObjectsDeleted(
+  trx: Knex.Transaction,
+  row: { call_id: string; workspace_id: string; environment: 'test' | 'live'; objects: unknown; deleted_at: Date },
+): Promise<void> {
+  await trx('call_objects_deleted')
+    .insert({ ...row, objects: JSON.stringify(row.objects) })
+    .onConflict('call_id')
+    .ignore();
+}
+
+/** Removes the call's rows of the objects named (their objects are gone from the store); answers the rows removed. */
+export async function deleteCallObjectRows(
+  trx: Knex.Transaction,
+  callId: string,
+  kinds: readonly CallObjectKind[],
+): Promise<CallObjectRow[]> {
+  return trx<CallObjectRow>('call_objects').where({ call_id: callId }).whereIn('kind', kinds).del().returning('*');
 }

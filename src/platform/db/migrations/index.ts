@@ -47,6 +47,7 @@ import * as m0050 from './0050_campaign_answering_machines';
 import * as m0051 from './0051_campaign_contact_lists';
 import * as m0052 from './0052_campaign_events';
 import * as m0053 from './0053_call_objects';
+import * as m0054 from './0054_legal_holds';
 import * as m0055 from './0055_carrier_deleted_recordings';
 
 /**
@@ -102,6 +103,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0051_campaign_contact_lists': m0051,
   '0052_campaign_events': m0052,
   '0053_call_objects': m0053,
+  '0054_legal_holds': m0054,
   '0055_carrier_deleted_recordings': m0055,
 };
 

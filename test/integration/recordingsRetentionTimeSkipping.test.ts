@@ -1,0 +1,195 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { workerRegistry } from '../../activities/metrics';
+import { FilesystemRecordingStore } from '../../src/adapters/storage/filesystemStore';
+import { StoredObjectNotFoundError, type StoredObjectRef } from '../../src/adapters/storage/port';
+import { ensureAccount } from '../../src/domain/billing/ledger';
+import type { CallRow } from '../../src/domain/calls/store';
+import { placeLegalHold, releaseLegalHold } from '../../src/domain/recordings/legalHolds';
+import { serveCallRecording } from '../../src/domain/recordings/serve';
+import type { Db } from '../../src/platform/db/knex';
+import { createLogger } from '../../src/platform/logger';
+import { EgressPolicy } from '../../src/platform/net/egress';
+import type { RecordingsRetentionWorkflow } from '../../workflows/definitions/recordings';
+import { completedCallRow } from '../support/callRows';
+import { createTenant } from '../support/harness';
+import { timeSkippingWorker, useTimeSkippingEnv } from '../support/timeSkippingWorker';
+
+/**
+ * Issue 32, item 4's "Done when": the recordings retention on Temporal's time-skipping server, with real Postgres and
+ * the filesystem store. Objects stored now are kept while they are younger than the environment's retention (1 day);
+ * once a day of server time has passed, the retention workflow (what the daily schedule starts) deletes them from the
+ * store and their rows, except a call on legal hold and a call whose callee's number is on hold; a released hold's call
+ * goes on the next run. Each deletion is a compliance event by the schedule and counts in the metric; the deleted
+ * recording is not served again (not even from the carrier).
+ */
+describe('recordings retention on the time-skipping server', () => {
+  const suite = useTimeSkippingEnv();
+  let env: TestWorkflowEnvironment;
+  let db: Db;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-retention-'));
+  const store = new FilesystemRecordingStore(root);
+  beforeAll(() => {
+    env = suite.env();
+    db = suite.db();
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const number = () => `+1415555${String(crypto.randomInt(0, 10_000)).padStart(4, '0')}`;
+
+  async function deletedCount(): Promise<number> {
+    const metric = await workerRegistry.getSingleMetric('switchboard_recordings_deleted_total')?.get();
+    return (metric?.values ?? []).reduce((sum, value) => sum + value.value, 0);
+  }
+
+  it('deletes objects older than the retention once its time has passed, except calls on legal hold; a released hold’s call goes next run', async () => {
+    const { worker, taskQueue } = await timeSkippingWorker(env, { db, egress: new EgressPolicy(), recordingStore: store });
+    const tenant = await createTenant(db);
+    const environment = { workspaceId: tenant.workspaceId, environment: 'test' as const };
+    await ensureAccount(db, environment);
+    await db('billing_accounts')
+      .where({ workspace_id: tenant.workspaceId, environment: 'test' })
+      .update({ recordings: JSON.stringify({ retention_days: 1 }) });
+    const [line] = await db('lines')
+      .insert({
+        workspace_id: tenant.workspaceId,
+        user_id: tenant.owner.id,
+        environment: 'test',
+        name: 'Retention',
+        mode: 'webhook',
+        webhook_url: 'http://127.0.0.1:9/events',
+        phone_number: number(),
+        status: 'active',
+        activated_at: new Date(),
+      })
+      .returning<Array<{ id: string }>>('id');
+
+    const storedAt = new Date(await env.currentTimeMs());
+    /** A completed call with a recording and a transcript in the store, stored now. */
+    async function storedCall(toNumber: string): Promise<{ id: string; refs: StoredObjectRef[] }> {
+      const recordingUrl = `http://carrier.invalid/${crypto.randomUUID()}.wav`;
+      const call = completedCallRow(
+        { workspaceId: tenant.workspaceId, lineId: line.id },
+        { to_number: toNumber, recording_url: recordingUrl, ended_at: storedAt },
+      );
+      await db('calls').insert(call);
+      const refs: StoredObjectRef[] = [];
+      for (const [kind, name, contentType] of [
+        ['recording', 'recording.wav', 'audio/wav'],
+        ['transcript', 'transcript.json', 'application/json'],
+      ] as const) {
+        const ref = { workspaceId: tenant.workspaceId, environment: 'test' as const, callId: call.id, name };
+        const head = await store.put(ref, Buffer.from(`${kind} of ${call.id}`), { contentType });
+        await db('call_objects').insert({
+          call_id: call.id,
+          kind,
+          workspace_id: tenant.workspaceId,
+          environment: 'test',
+          name,
+          store: 'filesystem',
+          store_key: head.key,
+          size_bytes: head.size,
+          sha256: head.sha256,
+          content_type: contentType,
+          carrier_url: kind === 'recording' ? recordingUrl : null,
+          stored_at: storedAt,
+        });
+        refs.push(ref);
+      }
+      return { id: call.id, refs };
+    }
+    const heldNumber = number();
+    const plain = await storedCall(number());
+    const heldCall = await storedCall(number());
+    const heldByNumber = await storedCall(heldNumber);
+    const releasedLater = await storedCall(number());
+
+    const actor = { ...environment, keyId: null };
+    const deps = { db, now: () => new Date() };
+    expect((await placeLegalHold(deps, actor, { callId: heldCall.id }, 'Litigation 1')).ok).toBe(true);
+    expect((await placeLegalHold(deps, actor, { phoneNumber: heldNumber }, 'Subpoena of the callee')).ok).toBe(true);
+    const toRelease = await placeLegalHold(deps, actor, { callId: releasedLater.id }, 'Released later');
+    if (!toRelease.ok) throw new Error('the hold was not placed');
+
+    const present = async (call: { refs: StoredObjectRef[] }) => {
+      const found = await Promise.all(
+        call.refs.map((ref) =>
+          store.head(ref).then(
+            () => true,
+            (err) => {
+              if (err instanceof StoredObjectNotFoundError) return false;
+              throw err;
+            },
+          ),
+        ),
+      );
+      return found.every(Boolean) ? 'kept' : found.some(Boolean) ? 'partly' : 'deleted';
+    };
+    const rowsOf = async (call: { id: string }) => Number((await db('call_objects').where({ call_id: call.id }).count({ n: '*' }))[0].n);
+    const run = () =>
+      env.client.workflow.execute<RecordingsRetentionWorkflow>('recordingsRetentionWorkflow', {
+        taskQueue,
+        workflowId: `recordings-retention-${crypto.randomUUID()}`,
+      });
+    const countedBefore = await deletedCount();
+
+    await worker.runUntil(async () => {
+      // Younger than a day: nothing goes.
+      await run();
+      for (const call of [plain, heldCall, heldByNumber, releasedLater]) {
+        expect(await present(call)).toBe('kept');
+        expect(await rowsOf(call)).toBe(2);
+      }
+
+      // A day and an hour of server time later, the daily run deletes what is not held.
+      await env.sleep('25 hours');
+      const first = await run();
+      expect(await present(plain)).toBe('deleted');
+      expect(await rowsOf(plain)).toBe(0);
+      for (const call of [heldCall, heldByNumber, releasedLater]) {
+        expect(await present(call)).toBe('kept');
+        expect(await rowsOf(call)).toBe(2);
+      }
+      // Other tests' tenants may have retentions of their own; this tenant's calls are what is counted here.
+      expect(first.calls).toBeGreaterThanOrEqual(1);
+
+      // The deletion is audited (by the schedule, naming the objects) and remembered; the recording is gone for good.
+      const events = await db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: 'call_objects_deleted' });
+      expect(events.map((event) => event.call_id)).toEqual([plain.id]);
+      expect(events[0].actor_key_id).toBeNull();
+      expect(events[0].metadata).toMatchObject({ by: 'retention_schedule', retention_days: 1 });
+      expect(events[0].metadata.objects.map((object: { name: string }) => object.name).sort()).toEqual([
+        'recording.wav',
+        'transcript.json',
+      ]);
+      const row = (await db('calls').where({ id: plain.id }).first()) as CallRow;
+      const served = await serveCallRecording(
+        {
+          db,
+          log: createLogger('test'),
+          recordingStore: store,
+          openRecording: async () => {
+            throw new Error('a recording deleted by the retention must not be fetched from the carrier');
+          },
+        },
+        row,
+      );
+      expect(served).toEqual({ ok: false, refused: 'no_recording' });
+
+      // Released: the next run deletes it; the holds still in force keep theirs. A run deleting what is gone is fine.
+      await releaseLegalHold(deps, actor, toRelease.hold.id);
+      await env.sleep('1 day');
+      await run();
+      expect(await present(releasedLater)).toBe('deleted');
+      expect(await rowsOf(releasedLater)).toBe(0);
+      expect(await present(heldCall)).toBe('kept');
+      expect(await present(heldByNumber)).toBe('kept');
+      await run();
+    });
+    // 2 objects each of the two calls deleted (at least: the worker's metric is the process's).
+    expect((await deletedCount()) - countedBefore).toBeGreaterThanOrEqual(4);
+  });
+});
