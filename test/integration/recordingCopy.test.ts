@@ -116,7 +116,15 @@ describe('the durable copy of a call into the S3 store', () => {
     const line = await lines.create();
     const id = (await calls.place(line.id)).body.call.id as string;
     await calls.untilStatus(id, ['in_progress']);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // pacing: the recording holds some audio
+    // The call has spoken (its first transcript entry): the recording then holds audio, not only the answer.
+    await until(
+      async () => {
+        const row = await h.db('calls').where({ id }).first('transcript');
+        return Array.isArray(row?.transcript) && row.transcript.length > 0;
+      },
+      `call ${id}'s first transcript entry`,
+      { timeoutMs: 30_000 },
+    );
     expect((await calls.hangUp(id)).status).toBe(200);
     return id;
   }

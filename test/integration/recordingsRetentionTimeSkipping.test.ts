@@ -145,7 +145,7 @@ describe('recordings retention on the time-skipping server', () => {
       }
 
       // A day and an hour of server time later, the daily run deletes what is not held.
-      await env.sleep('25 hours');
+      await env.sleep('25 hours'); // server time, skipped: waits out the day of retention (plus an hour) the objects must outlive
       const first = await run();
       expect(await present(plain)).toBe('deleted');
       expect(await rowsOf(plain)).toBe(0);
@@ -181,7 +181,7 @@ describe('recordings retention on the time-skipping server', () => {
 
       // Released: the next run deletes it; the holds still in force keep theirs. A run deleting what is gone is fine.
       await releaseLegalHold(deps, actor, toRelease.hold.id);
-      await env.sleep('1 day');
+      await env.sleep('1 day'); // server time, skipped: waits out the next daily run's day
       await run();
       expect(await present(releasedLater)).toBe('deleted');
       expect(await rowsOf(releasedLater)).toBe(0);

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type Stripe from 'stripe';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/adapters/payments/stripeProcessor';
 import { openAttempt } from '../../src/domain/billing/paymentAttempts';
 import { createCampaign } from '../../src/domain/campaigns/create';
@@ -44,7 +45,12 @@ describe('Stripe webhooks', () => {
     const row = await h.db('payment_attempts').where({ id: attempt.attemptId }).first();
     return { account, row };
   }
-  const intent = (key: string, amount: number, declineCode?: string) => ({
+  // Held to the official SDK's type of the object (`Stripe.PaymentIntent` in the `stripe` package), the fields its webhooks carry.
+  const intent = (
+    key: string,
+    amount: number,
+    declineCode?: string,
+  ): Pick<Stripe.PaymentIntent, 'id' | 'object' | 'amount' | 'currency' | 'status' | 'livemode' | 'metadata' | 'last_payment_error'> => ({
     id: `pi_${crypto.randomBytes(12).toString('hex')}`,
     object: 'payment_intent',
     amount,
