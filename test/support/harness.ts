@@ -22,6 +22,7 @@ import { createDb, type Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
 import type { Scope } from '../../src/domain/keys/scopes';
 import { spawnService } from '../../dev/infra/services';
+import { stopProcess } from '../../dev/infra/proc';
 import { createLogger } from '../../src/platform/logger';
 import { startSimulator, type SimulatorCredentials, type SimulatorState } from '../../simulator/app';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
@@ -169,6 +170,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   };
   // Every app made here is closed with the harness (its last_used_at batch written, its key-change listener stopped).
   const apps: Array<{ close(): Promise<void> }> = [];
+  // Processes a test spawned: stopped before the harness removes what they may still write to (the recordings directory).
+  const children: ChildProcess[] = [];
+  const spawned = (child: ChildProcess) => (children.push(child), child);
   const listen = async (port: number) => {
     const app = createApp({
       config,
@@ -239,56 +243,60 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       server = await listen(apiPort);
     },
     spawnApiProcess(logFile, port, env = {}) {
-      return spawnService(
-        'api',
-        {
-          DATABASE_URL: config.databaseUrl,
-          TEMPORAL_ADDRESS: config.temporalAddress,
-          TEMPORAL_NAMESPACE: config.temporalNamespace,
-          TEMPORAL_TASK_QUEUE: config.taskQueue,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-          CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
-          SECRETS_KEY: config.secretsKey,
-          TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
-          // The harness's recordings store (its API serves what a spawned worker copies).
-          RECORDINGS_STORE: config.recordings.store,
-          RECORDINGS_DIR: config.recordings.dir,
-          LOG_LEVEL: 'info',
-          ...env,
-        },
-        logFile,
+      return spawned(
+        spawnService(
+          'api',
+          {
+            DATABASE_URL: config.databaseUrl,
+            TEMPORAL_ADDRESS: config.temporalAddress,
+            TEMPORAL_NAMESPACE: config.temporalNamespace,
+            TEMPORAL_TASK_QUEUE: config.taskQueue,
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+            CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
+            SECRETS_KEY: config.secretsKey,
+            TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
+            // The harness's recordings store (its API serves what a spawned worker copies).
+            RECORDINGS_STORE: config.recordings.store,
+            RECORDINGS_DIR: config.recordings.dir,
+            LOG_LEVEL: 'info',
+            ...env,
+          },
+          logFile,
+        ),
       );
     },
     spawnWorkerProcess(logFile, env = {}) {
-      return spawnService(
-        'worker',
-        {
-          DATABASE_URL: config.databaseUrl,
-          TEMPORAL_ADDRESS: config.temporalAddress,
-          TEMPORAL_NAMESPACE: config.temporalNamespace,
-          TEMPORAL_TASK_QUEUE: config.taskQueue,
-          SIMULATOR_URL: config.simulatorUrl,
-          PAYMENTS_LIVE_URL: config.paymentsLiveUrl,
-          PAYMENTS_TEST_URL: config.paymentsTestUrl,
-          PAYMENTS_TEST_PROVIDER: config.paymentsProviders.test,
-          PAYMENTS_LIVE_PROVIDER: config.paymentsProviders.live,
-          STRIPE_TEST_SECRET_KEY: config.stripe.secretKeys.test,
-          STRIPE_LIVE_SECRET_KEY: config.stripe.secretKeys.live,
-          STRIPE_API_BASE: config.stripe.apiBase,
-          CARRIER_API_KEY: config.carrierApiKey,
-          PAYMENTS_API_KEY: config.paymentsApiKey,
-          WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
-          SECRETS_KEY: config.secretsKey,
-          TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
-          PUBLIC_BASE_URL: config.publicBaseUrl,
-          RECORDINGS_STORE: config.recordings.store,
-          RECORDINGS_DIR: config.recordings.dir,
-          LOG_LEVEL: 'info',
-          ...env,
-        },
-        logFile,
+      return spawned(
+        spawnService(
+          'worker',
+          {
+            DATABASE_URL: config.databaseUrl,
+            TEMPORAL_ADDRESS: config.temporalAddress,
+            TEMPORAL_NAMESPACE: config.temporalNamespace,
+            TEMPORAL_TASK_QUEUE: config.taskQueue,
+            SIMULATOR_URL: config.simulatorUrl,
+            PAYMENTS_LIVE_URL: config.paymentsLiveUrl,
+            PAYMENTS_TEST_URL: config.paymentsTestUrl,
+            PAYMENTS_TEST_PROVIDER: config.paymentsProviders.test,
+            PAYMENTS_LIVE_PROVIDER: config.paymentsProviders.live,
+            STRIPE_TEST_SECRET_KEY: config.stripe.secretKeys.test,
+            STRIPE_LIVE_SECRET_KEY: config.stripe.secretKeys.live,
+            STRIPE_API_BASE: config.stripe.apiBase,
+            CARRIER_API_KEY: config.carrierApiKey,
+            PAYMENTS_API_KEY: config.paymentsApiKey,
+            WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
+            SECRETS_KEY: config.secretsKey,
+            TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
+            PUBLIC_BASE_URL: config.publicBaseUrl,
+            RECORDINGS_STORE: config.recordings.store,
+            RECORDINGS_DIR: config.recordings.dir,
+            LOG_LEVEL: 'info',
+            ...env,
+          },
+          logFile,
+        ),
       );
     },
     async startWorker() {
@@ -319,6 +327,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       worker = undefined;
     },
     async close() {
+      for (const child of children.splice(0)) await stopProcess(child, 10_000);
       await harness.stopWorker();
       // A request still in flight at teardown (a late carrier callback) is nobody's: it must not hold the suite open.
       for (const open of [server, sim.server, testProcessor.server]) {
