@@ -75,10 +75,11 @@ export async function recordCallEvent(
   const { db, now } = deps;
   const line = await findLine(db, call, call.lineId);
   if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return null;
-  return recordPublishedEvent(db, {
+  const recorded = await recordPublishedEvent(db, {
     ...callEventOf(call, type),
     id: callEventId(call.callId, type, ''),
     payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
     now: now(),
   });
+  return recorded.id;
 }

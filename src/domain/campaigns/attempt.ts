@@ -155,11 +155,11 @@ export async function startAttempt(deps: AttemptDeps, ref: AttemptRef): Promise<
         return { kind: 'not_dialled' };
       }
       if (reading.kind === 'skip') {
-        const eventId = await deps.db.transaction(async (trx) => {
+        const event = await deps.db.transaction(async (trx) => {
           const done = await finishContact(trx, contact.id, { at: now, outcome: 'skipped', skipReason: reading.reason, uncount: true });
           return done ? recordContactCompleted(trx, campaign, done, now) : null;
         });
-        await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
+        await publishCampaignEvents({ ...deps.publish, log: deps.log }, [event]);
         deps.log.info({ campaign_id: campaign.id, contact_id: contact.id, reason: reading.reason }, 'campaign contact skipped');
         return { kind: 'not_dialled' };
       }
@@ -189,15 +189,15 @@ async function pauseItself(
   hold?: HoldRefusal,
 ): Promise<void> {
   const now = deps.now();
-  const eventId = await deps.db.transaction(async (trx) => {
+  const event = await deps.db.transaction(async (trx) => {
     await returnContact(trx, contact.id, { at: now, until: now, uncount: true });
     const current = await lockCampaign(trx, campaign.id);
     if (current?.status !== 'running') return null;
     const change = { status: 'paused' as const, pausedReason: reason, pausedNeedCents: hold?.requiredCents ?? null, at: now };
-    return (await changeCampaignStatus(trx, current, change)).eventId;
+    return (await changeCampaignStatus(trx, current, change)).event;
   });
   deps.log.warn({ campaign_id: campaign.id, reason }, 'campaign paused itself');
-  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
+  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [event]);
   if (reason === 'insufficient_credits')
     await wakeAutoChargeIfNeeded(deps.db, deps.temporal, deps.config.taskQueue, {
       workspaceId: campaign.workspace_id,
@@ -221,7 +221,7 @@ export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise
   if (!call || !campaign) throw new Error(`attempt call ${callId} or its campaign is missing`);
   const outcome = attemptOutcome(call, campaign.answering_machine);
   const now = deps.now();
-  const eventId = await deps.db.transaction(async (trx) => {
+  const event = await deps.db.transaction(async (trx) => {
     const settled = await settleAttemptRow(trx, {
       callId,
       contactId: ref.contactId,
@@ -248,7 +248,7 @@ export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise
     return done ? recordContactCompleted(trx, campaign, done, now) : null;
   });
   // Attempted before the attempt wakes the dispatcher: a receiver hears of the last contact before the campaign's end.
-  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [eventId]);
+  await publishCampaignEvents({ ...deps.publish, log: deps.log }, [event]);
 }
 
 /**

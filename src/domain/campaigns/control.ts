@@ -6,6 +6,7 @@ import type { Tenant } from '../lines/store';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { publishDepsOf } from '../webhooks/publish';
 import { changeCampaignStatus, publishCampaignEvents } from './events';
+import type { EventRow } from '../webhooks/record';
 import type { CampaignStatus } from './rules';
 import { cancelPendingContacts, findCampaign, lockCampaign, type CampaignRow } from './store';
 
@@ -40,7 +41,7 @@ export async function controlCampaign(
   control: CampaignControl,
 ): Promise<CampaignRow | undefined> {
   const now = deps.now();
-  let eventId: string | null = null;
+  let event: EventRow | null = null;
   const changed = await deps.db.transaction(async (trx) => {
     if (!(await findCampaign(trx, tenant, campaignId))) return undefined;
     const campaign = (await lockCampaign(trx, campaignId))!;
@@ -49,11 +50,11 @@ export async function controlCampaign(
     // The waiting contacts first, so that `campaign.cancelled` tells the progress as the cancel left it.
     if (status === 'cancelled') await cancelPendingContacts(trx, campaignId, now);
     if (status !== campaign.status || campaign.paused_reason !== null)
-      ({ eventId } = await changeCampaignStatus(trx, campaign, { status, at: now }));
+      ({ event } = await changeCampaignStatus(trx, campaign, { status, at: now }));
     return (await findCampaign(trx, tenant, campaignId))!;
   });
   if (!changed) return undefined;
-  await publishCampaignEvents({ ...publishDepsOf(deps), log: deps.log }, [eventId]);
+  await publishCampaignEvents({ ...publishDepsOf(deps), log: deps.log }, [event]);
   try {
     await deps.temporal.workflow.signalWithStart<typeof campaignWorkflow>('campaignWorkflow', {
       taskQueue: deps.config.taskQueue,

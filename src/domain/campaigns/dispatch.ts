@@ -7,6 +7,7 @@ import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { PublishDeps } from '../webhooks/publish';
 import { changeCampaignStatus, publishCampaignEvents } from './events';
+import type { EventRow } from '../webhooks/record';
 import { dialSpacingMs, FUNDS_PAUSED_REASONS, FUNDS_RECHECK_MS, type PausedReason } from './rules';
 import { claimDueContacts, countDialing, lockCampaign, nextDueAt, type CampaignRow } from './store';
 
@@ -35,7 +36,7 @@ async function resumeIfFundsReturned(
   trx: Knex.Transaction,
   campaign: CampaignRow,
   now: Date,
-): Promise<{ resumed: CampaignRow; eventId: string | null } | { recheckAt: number }> {
+): Promise<{ resumed: CampaignRow; event: EventRow | null } | { recheckAt: number }> {
   const refusal = await holdRefusalNow(trx, {
     tenant: { workspaceId: campaign.workspace_id, environment: campaign.environment },
     keyId: campaign.actor_key_id,
@@ -48,8 +49,8 @@ async function resumeIfFundsReturned(
     return { recheckAt: resetAt !== undefined ? Math.min(recheckAt, Math.max(resetAt, now.getTime() + 1)) : recheckAt };
   }
   const status = campaign.start_at > now ? 'scheduled' : 'running';
-  const { campaign: resumed, eventId } = await changeCampaignStatus(trx, campaign, { status, at: now }, 'funds_returned');
-  return { resumed, eventId };
+  const { campaign: resumed, event } = await changeCampaignStatus(trx, campaign, { status, at: now }, 'funds_returned');
+  return { resumed, event };
 }
 
 /**
@@ -65,7 +66,7 @@ export async function dispatchCampaign(
   claims: { perStep?: (campaign: CampaignRow) => number } = {},
 ): Promise<DispatchStep> {
   const now = deps.now();
-  const events: Array<string | null> = [];
+  const events: Array<EventRow | null> = [];
   const step = await deps.db.transaction(async (trx): Promise<DispatchStep> => {
     let campaign = await lockCampaign(trx, campaignId);
     if (!campaign) throw new Error(`campaign ${campaignId} does not exist`);
@@ -73,14 +74,14 @@ export async function dispatchCampaign(
     if (pausedForFunds(campaign)) {
       const funds = await resumeIfFundsReturned(trx, campaign, now);
       if ('recheckAt' in funds) return { kind: 'wait', untilMs: funds.recheckAt };
-      events.push(funds.eventId);
+      events.push(funds.event);
       campaign = funds.resumed;
     }
     if (campaign.status === 'paused') return { kind: 'wait', untilMs: null };
     if (campaign.start_at > now) return { kind: 'wait', untilMs: campaign.start_at.getTime() };
     if (campaign.status === 'scheduled') {
       const started = await changeCampaignStatus(trx, campaign, { status: 'running', at: now });
-      events.push(started.eventId);
+      events.push(started.event);
       campaign = started.campaign;
     }
     const dialing = await countDialing(trx, campaignId);
@@ -94,7 +95,7 @@ export async function dispatchCampaign(
       };
     const due = await nextDueAt(trx, campaignId);
     if (due === null && dialing === 0) {
-      events.push((await changeCampaignStatus(trx, campaign, { status: 'completed', at: now })).eventId);
+      events.push((await changeCampaignStatus(trx, campaign, { status: 'completed', at: now })).event);
       return { kind: 'ended' };
     }
     return { kind: 'wait', untilMs: due !== null && due > now ? due.getTime() : null };

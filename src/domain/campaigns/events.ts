@@ -5,6 +5,7 @@ import { unreleasedLinesOf } from '../lines/store';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { makeFirstAttempt, recordPublishedEvent, type PublishDeps } from '../webhooks/publish';
+import type { EventRow } from '../webhooks/record';
 import { progressOf, toContactResult } from './records';
 import { transitionEvent, type CampaignEventType, type ResumedBy } from './rules';
 import { attemptCalls, contactTally, setCampaignStatus, type CampaignRow, type ContactRow, type StatusChange } from './store';
@@ -34,7 +35,7 @@ async function recordCampaignEvent(
   trx: Knex.Transaction,
   campaign: CampaignRow,
   event: { id: string; type: CampaignEventType; payload: Record<string, unknown>; at: Date },
-): Promise<string | null> {
+): Promise<EventRow | null> {
   const line = await eventLineOf(trx, campaign);
   if (!line) return null;
   return recordPublishedEvent(trx, {
@@ -54,18 +55,18 @@ async function recordCampaignEvent(
 /**
  * Changes a campaign's status (the caller holds its row's lock) and records the event the change
  * tells of, if any (`transitionEvent`), with the campaign's progress as it now stands. Answers the
- * campaign as it now is and the event's id (null: no event, or nowhere to send it).
+ * campaign as it now is and the event as recorded (null: no event, or nowhere to send it).
  */
 export async function changeCampaignStatus(
   trx: Knex.Transaction,
   before: CampaignRow,
   change: StatusChange,
   resumedBy: ResumedBy = 'operator',
-): Promise<{ campaign: CampaignRow; eventId: string | null }> {
+): Promise<{ campaign: CampaignRow; event: EventRow | null }> {
   const campaign = await setCampaignStatus(trx, before.id, change);
   const type = transitionEvent(before, campaign);
-  if (!type) return { campaign, eventId: null };
-  const eventId = await recordCampaignEvent(trx, campaign, {
+  if (!type) return { campaign, event: null };
+  const event = await recordCampaignEvent(trx, campaign, {
     id: stableUuid(campaign.id, 'campaign-transition', campaign.transitions),
     type,
     payload: {
@@ -79,7 +80,7 @@ export async function changeCampaignStatus(
     },
     at: change.at,
   });
-  return { campaign, eventId };
+  return { campaign, event };
 }
 
 /**
@@ -91,7 +92,7 @@ export async function recordContactCompleted(
   campaign: CampaignRow,
   contact: ContactRow,
   at: Date,
-): Promise<string | null> {
+): Promise<EventRow | null> {
   const { id, ...result } = toContactResult(contact, (await attemptCalls(trx, [contact.id])).get(contact.id) ?? []);
   return recordCampaignEvent(trx, campaign, {
     id: stableUuid(contact.id, 'campaign.contact_completed'),
@@ -106,11 +107,11 @@ export async function recordContactCompleted(
  * recorded (so a receiver that answers gets them in order). A failure is logged, never thrown: the
  * change stands, and the sweeper delivers what was not attempted.
  */
-export async function publishCampaignEvents(deps: PublishDeps & { log: Logger }, eventIds: ReadonlyArray<string | null>): Promise<void> {
-  for (const eventId of eventIds) {
-    if (!eventId) continue;
-    await makeFirstAttempt(deps, eventId).catch((err: unknown) =>
-      deps.log.warn({ err, event_id: eventId }, 'campaign event not attempted; the webhook sweeper will deliver it'),
+export async function publishCampaignEvents(deps: PublishDeps & { log: Logger }, events: ReadonlyArray<EventRow | null>): Promise<void> {
+  for (const event of events) {
+    if (!event) continue;
+    await makeFirstAttempt(deps, event).catch((err: unknown) =>
+      deps.log.warn({ err, event_id: event.id }, 'campaign event not attempted; the webhook sweeper will deliver it'),
     );
   }
 }

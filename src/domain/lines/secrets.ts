@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireSetting, type Config } from '../../platform/config';
 import { open, parseSecretsKey, seal, sealedKeyId, type SecretsKeyRing } from '../../platform/crypto/secretBox';
+import type { LineRow } from './store';
 
 type Db = Knex | Knex.Transaction;
 
@@ -99,6 +100,35 @@ export async function readSecret(db: Db, key: SecretsKeyRing, secretId: string):
 export async function currentSecret(db: Db, key: SecretsKeyRing, lineId: string): Promise<string | undefined> {
   const row = await db('line_webhook_secrets').where({ line_id: lineId, state: 'current' }).first('id', 'line_id', 'ciphertext');
   return row ? openRow(key, row) : undefined;
+}
+
+/**
+ * A line with the secret its deliveries are signed with right now, in one statement (a delivery
+ * attempt needs both: src/domain/webhooks/attempt.ts). Undefined when the line does not exist. The
+ * secret is opened only when asked for (an attempt that cannot be made never needs the key ring).
+ */
+export async function findLineWithCurrentSecret(
+  db: Db,
+  key: () => SecretsKeyRing,
+  lineId: string,
+): Promise<{ line: LineRow; secret: () => string | undefined } | undefined> {
+  const row = await db('lines as l')
+    .leftJoin('line_webhook_secrets as s', function joinCurrent() {
+      this.on('s.line_id', '=', 'l.id').andOnVal('s.state', '=', 'current');
+    })
+    .where('l.id', lineId)
+    .first('l.*', { current_secret_id: 's.id', current_secret_ciphertext: 's.ciphertext' });
+  if (!row) return undefined;
+  const {
+    current_secret_id: secretId,
+    current_secret_ciphertext: ciphertext,
+    ...line
+  } = row as LineRow & {
+    current_secret_id: string | null;
+    current_secret_ciphertext: string | null;
+  };
+  const secret = () => (secretId && ciphertext ? openRow(key(), { id: secretId, line_id: lineId, ciphertext }) : undefined);
+  return { line: line as LineRow, secret };
 }
 
 /**

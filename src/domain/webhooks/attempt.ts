@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import type { SecretsKeyRing } from '../../platform/crypto/secretBox';
 import type { Db } from '../../platform/db/knex';
 import type { EgressPolicy } from '../../platform/net/egress';
-import { findLineById } from '../lines/store';
-import { currentSecret } from '../lines/secrets';
+import { findLineWithCurrentSecret } from '../lines/secrets';
 import { eventDestination } from './destination';
 import { EVENT_POLICIES, type EventType } from './events';
 import { post, type OutboundRequest, type PostResult, type ReplyReader } from './post';
@@ -79,12 +78,13 @@ export type PreparedAttempt =
 
 /**
  * Phase 1: where the event goes (decided now, so a URL changed since it was recorded is used),
- * the line's current secret, and the signed request. An attempt that cannot be made says why
+ * the line's current secret (read with the line, one statement), and the signed request. An attempt that cannot be made says why
  * (`line_released` is final; a missing URL or secret may be added before the next attempt).
  */
 export async function prepareAttempt(deps: DeliveryAttemptDeps, event: EventRow, attempt: number): Promise<PreparedAttempt> {
   const { db } = deps;
-  const line = await findLineById(db, event.line_id);
+  const found = await findLineWithCurrentSecret(db, deps.secretsKey, event.line_id);
+  const line = found?.line;
   const policy = EVENT_POLICIES[event.event_type as EventType];
   const url = line
     ? await eventDestination(db, { workspaceId: event.workspace_id, environment: event.environment }, line, policy.target)
@@ -112,7 +112,7 @@ export async function prepareAttempt(deps: DeliveryAttemptDeps, event: EventRow,
       error: policy.target === 'webhook' ? 'missing_webhook_url' : 'missing_status_callback_url',
       retryable: true,
     };
-  const secret = await currentSecret(db, deps.secretsKey(), event.line_id);
+  const secret = found?.secret();
   if (!secret) return { ready: false, row, error: 'missing_webhook_secret', retryable: true };
   return { ready: true, row, request: signedRequest(event, { url, secret, body, deliveryId: row.id, number: attempt, started }) };
 }

@@ -10,7 +10,7 @@ import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import { sealingKeyOf } from '../lines/secrets';
 import { attemptDelivery, type AttemptOutcome } from './attempt';
 import { EVENT_POLICIES, retryDelayMs, type EventType } from './events';
-import { eventRowOf, findEvent, recordEvent, type EventRow, type NewEvent } from './record';
+import { findEvent, recordEventRow, type EventRow, type NewEvent } from './record';
 
 /** What publishing an event reaches: the database, Temporal (for retries only), the egress policy and the signing keys. */
 export interface PublishDeps {
@@ -57,9 +57,12 @@ export function startDelivery(
   });
 }
 
-/** Records an event its raiser will attempt itself (`firstAttempt`); the sweeper finds it if that never settles. */
-export function recordPublishedEvent(db: Db | Knex.Transaction, event: NewEvent): Promise<string> {
-  return recordEvent(db, { ...event, awaitingDispatch: true });
+/**
+ * Records an event its raiser will attempt itself (`makeFirstAttempt`, which takes the answered row
+ * without reading it again); the sweeper finds it if that attempt never settles.
+ */
+export function recordPublishedEvent(db: Db | Knex.Transaction, event: NewEvent): Promise<EventRow> {
+  return recordEventRow(db, { ...event, awaitingDispatch: true });
 }
 
 /** The event's first attempt is settled: delivered, failed for good, or handed to its retry workflow. */
@@ -102,9 +105,7 @@ export async function makeFirstAttempt(deps: PublishDeps, event: EventRow | stri
 
 /** Publishes an event: records it, then makes its first attempt right after that commit. */
 export async function publishEvent(deps: PublishDeps, event: NewEvent): Promise<{ eventId: string; attempt: FirstAttemptResult }> {
-  const eventId = await recordPublishedEvent(deps.db, event);
-  // A stable id may have been recorded before (a retried activity): attempt what was recorded.
-  if (event.id) return { eventId, attempt: await makeFirstAttempt(deps, eventId) };
-  const attempt = await makeFirstAttempt(deps, eventRowOf({ ...event, id: eventId }));
-  return { eventId, attempt };
+  // A stable id may have been recorded before (a retried activity): the row answered is what was recorded.
+  const recorded = await recordPublishedEvent(deps.db, event);
+  return { eventId: recorded.id, attempt: await makeFirstAttempt(deps, recorded) };
 }

@@ -50,6 +50,28 @@ export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent):
 }
 
 /**
+ * `recordEvent`, answering the row as recorded: the one just written, or, for a stable id recorded
+ * before (a retried activity), the earlier row as it was then, read back only in that case. Its
+ * first attempt then needs no read of what was just written.
+ */
+export async function recordEventRow(db: Knex | Knex.Transaction, event: NewEvent): Promise<EventRow> {
+  const id = event.id ?? crypto.randomUUID();
+  const insert = db('webhook_events').insert({
+    ...eventColumns(event, id),
+    ...(event.awaitingDispatch ? { awaiting_dispatch: true } : {}),
+  });
+  if (!event.id) {
+    await insert;
+    return eventRowOf({ ...event, id });
+  }
+  const written = await insert.onConflict('id').ignore().returning('id');
+  if (written.length > 0) return eventRowOf({ ...event, id });
+  const earlier = await findEvent(db, id);
+  if (!earlier) throw new Error(`webhook event ${id} was neither written nor found`);
+  return earlier;
+}
+
+/**
  * `recordEvent` of an event with a stable id, as a statement for another statement to run inside
  * its own (the call turn's claim, ./store.ts `recordMessageAndClaim`): recorded once, by its id.
  */
@@ -91,6 +113,6 @@ export function eventRowOf(event: NewEvent & { id: string }): EventRow {
   };
 }
 
-export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
+export async function findEvent(db: Knex | Knex.Transaction, eventId: string): Promise<EventRow | undefined> {
   return db<EventRow>('webhook_events').where({ id: eventId }).first();
 }

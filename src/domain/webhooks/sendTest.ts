@@ -30,7 +30,7 @@ export async function sendTestEvent(
   if (!line) return { ok: false, refused: 'not_found' };
   if (line.status === 'released') return { ok: false, refused: 'released' };
   const now = deps.now();
-  const eventId = await recordPublishedEvent(deps.db, {
+  const recorded = await recordPublishedEvent(deps.db, {
     workspaceId: sender.workspaceId,
     environment: sender.environment,
     lineId,
@@ -42,7 +42,8 @@ export async function sendTestEvent(
   });
   // The one attempt is made here, right after the commit; the answer reports it. Its own budget
   // is 5 s, but the wait is bounded anyway (L11): past it, the attempt finishes on its own.
-  const attempt = makeFirstAttempt(publishDepsOf(deps), eventId);
+  const eventId = recorded.id;
+  const attempt = makeFirstAttempt(publishDepsOf(deps), recorded);
   let timer: NodeJS.Timeout | undefined;
   const waited = await Promise.race([
     attempt.then(() => true),
