@@ -329,6 +329,7 @@ export const recordingSettingsFields = {
     maximum: 36_500,
     description:
       'Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, ' +
+      'with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, ' +
       'except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field',
   }),
   delete_at_carrier: {

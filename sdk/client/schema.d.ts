@@ -1940,7 +1940,7 @@ export interface components {
             recordings: {
                 /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                 store_events: boolean;
-                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                 retention_days: number | null;
                 /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                 delete_at_carrier: boolean;
@@ -8003,7 +8003,7 @@ export interface operations {
                     recordings?: {
                         /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                         store_events?: boolean;
-                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                         retention_days?: number | null;
                         /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                         delete_at_carrier?: boolean;

@@ -518,3 +518,8 @@ export async function claimNextInboundCall(
 export async function releaseInboundClaim(db: Knex, callId: string, claimedAt: Date): Promise<void> {
   await db('calls').where({ id: callId, wait_claimed_at: claimedAt }).update({ wait_claimed_at: null });
 }
+
+/** Deletes the call's transcript (the recordings retention: src/domain/recordings/retention.ts); answers whether it had one. */
+export async function deleteTranscript(db: Knex | Knex.Transaction, callId: string): Promise<boolean> {
+  return (await db('calls').where({ id: callId }).whereNotNull('transcript').update({ transcript: null })) > 0;
+}
