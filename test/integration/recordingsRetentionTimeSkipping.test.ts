@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workerRegistry } from '../../activities/metrics';
 import { FilesystemRecordingStore } from '../../src/adapters/storage/filesystemStore';
-import { StoredObjectNotFoundError, type StoredObjectRef } from '../../src/adapters/storage/port';
+import { StoredObjectNotFoundError, type RecordingStore, type StoredObjectRef } from '../../src/adapters/storage/port';
+import { S3RecordingStore } from '../../src/adapters/storage/s3Store';
 import { ensureAccount } from '../../src/domain/billing/ledger';
 import type { CallRow } from '../../src/domain/calls/store';
 import { placeLegalHold, releaseLegalHold } from '../../src/domain/recordings/legalHolds';
@@ -16,6 +17,7 @@ import { EgressPolicy } from '../../src/platform/net/egress';
 import type { RecordingsRetentionWorkflow } from '../../workflows/definitions/recordings';
 import { completedCallRow } from '../support/callRows';
 import { createTenant } from '../support/harness';
+import { useS3Server } from '../support/s3Server';
 import { timeSkippingWorker, useTimeSkippingEnv } from '../support/timeSkippingWorker';
 
 /**
@@ -24,19 +26,38 @@ import { timeSkippingWorker, useTimeSkippingEnv } from '../support/timeSkippingW
  * once a day of server time has passed, the retention workflow (what the daily schedule starts) deletes them from the
  * store and their rows, except a call on legal hold and a call whose callee's number is on hold; a released hold's call
  * goes on the next run. Each deletion is a compliance event by the schedule and counts in the metric; the deleted
- * recording is not served again (not even from the carrier).
+ * recording is not served again (not even from the carrier). With each store: the filesystem's (`npm run up`'s default)
+ * and an S3-compatible server's (moto's, checking signatures), where the issue's call ends up.
  */
-describe('recordings retention on the time-skipping server', () => {
+const s3 = useS3Server({ authenticate: true });
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-retention-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const STORES: Array<[string, () => RecordingStore]> = [
+  ['the filesystem store', () => new FilesystemRecordingStore(root)],
+  [
+    'an S3-compatible store',
+    () =>
+      new S3RecordingStore({
+        bucket: s3().bucket,
+        endpoint: s3().endpoint,
+        region: s3().region,
+        forcePathStyle: true,
+        serverSideEncryption: 'AES256',
+        credentials: s3().credentials,
+      }),
+  ],
+];
+
+describe.each(STORES)('recordings retention on the time-skipping server, with %s', (_name, storeOf) => {
   const suite = useTimeSkippingEnv();
   let env: TestWorkflowEnvironment;
   let db: Db;
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-retention-'));
-  const store = new FilesystemRecordingStore(root);
+  let store: RecordingStore;
   beforeAll(() => {
     env = suite.env();
     db = suite.db();
+    store = storeOf();
   });
-  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
   const number = () => `+1415555${String(crypto.randomInt(0, 10_000)).padStart(4, '0')}`;
 
