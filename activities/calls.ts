@@ -254,20 +254,20 @@ export function createCallActivities({
       let repliedAt = 0;
       // The transcript is redacted before it is written; the `message` too when the workspace chose so (the agent then hears the markers).
       const redaction = await callRedaction(db, call.callId);
-      const sent = redaction.inWebhooks
-        ? { said: redaction.text(turn.said.text), context: turn.context.map((entry) => ({ ...entry, text: redaction.text(entry.text) })) }
-        : undefined;
+      // Otherwise the agent hears the caller as said, and the event and its delivery are recorded redacted all the same.
+      const said = callPayload(call, {
+        text: turn.said.text,
+        timestamp: turn.said.timestamp,
+        context: turn.context,
+        ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
+      });
+      const redacted = redaction.on ? (redactedEventPayload(redaction, 'message', said) as Record<string, unknown>) : undefined;
       const outcome = await messageTurnAttempt(
         turnDeps,
         {
           ...callEventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),
-          payload: callPayload(call, {
-            text: sent?.said ?? turn.said.text,
-            timestamp: turn.said.timestamp,
-            context: sent?.context ?? turn.context,
-            ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
-          }),
+          payload: redaction.inWebhooks && redacted ? redacted : said,
           now: now(),
         },
         { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId },
@@ -277,6 +277,7 @@ export function createCallActivities({
           ...(turn.deferPlayback
             ? { deferral: { callId: call.callId, speakIds: [turn.replySpeakId], speakPrefix: `${turn.speakIdPrefix}-` } }
             : {}),
+          ...(redacted && !redaction.inWebhooks ? { recordedPayload: redacted } : {}),
           // Appended with the attempt's outcome, so the turn carries its own entries rather than the whole transcript.
           transcriptOf: (attempt) => {
             repliedAt = now().getTime();

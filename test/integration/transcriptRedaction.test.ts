@@ -136,6 +136,20 @@ describe('transcript redaction', () => {
     const call = await calls.get(id);
     expectNoSecret(JSON.stringify(call.transcript), 'the API transcript');
     expect(call.transcript![0].text).toBe('My card is [REDACTED:card_number] and my social is [REDACTED:us_ssn].');
+    // What was sent is recorded redacted: the message events and their deliveries.
+    const messages = await h.db('webhook_events').where({ call_id: id, event_type: 'message' }).select('id', 'payload');
+    expect(messages).toHaveLength(2);
+    for (const event of messages) expectNoSecret(JSON.stringify(event.payload), 'a recorded message');
+    expect(messages.map((event) => event.payload.text)).toEqual(call.transcript!.map((entry) => entry.text));
+    const deliveries = await h
+      .db('webhook_deliveries')
+      .whereIn(
+        'event_id',
+        messages.map((event) => event.id),
+      )
+      .select('request_body');
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries) expectNoSecret(JSON.stringify(delivery.request_body), 'a recorded delivery');
     // The store's copy of the transcript is redacted as well.
     await untilTranscriptStored(id);
     for (const file of await storedFiles(id)) expectNoSecret(file, 'a stored file');
