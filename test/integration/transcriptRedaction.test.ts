@@ -16,7 +16,7 @@ describe('transcript redaction', () => {
   const ctx = useSuite({ worker: true, receiver: true });
   const { h, tenant, receiver } = ctx;
   const { lines, calls } = customer(ctx);
-  const { sim } = spokenCalls(ctx);
+  const { sim, speech } = spokenCalls(ctx);
 
   // What the caller says: a Luhn-valid card number, an SSN, an email, a phone number, an order id (a custom rule)
   // and a 16-digit number failing Luhn, which is no card number and stays.
@@ -153,6 +153,36 @@ describe('transcript redaction', () => {
     // The store's copy of the transcript is redacted as well.
     await untilTranscriptStored(id);
     for (const file of await storedFiles(id)) expectNoSecret(file, 'a stored file');
+  });
+
+  it('redacts the agent’s words too: its reply in the transcript and, with webhooks, the interrupted event’s heard part', async () => {
+    expect((await patchSettings({ recordings: { redaction: redaction(true) } })).status).toBe(200);
+    const line = await lines.create({ mode: 'webhook', webhook_url: receiver.url });
+    const REPLY = `I have ${EMAIL} on file, one two three four five six seven eight nine ten eleven twelve`;
+    receiver.replyTo('What do you have on file?', REPLY);
+    const id = (await calls.place(line.id)).body.call.id as string;
+    await calls.untilStatus(id, ['in_progress']);
+    h.simulator.state.calls.wordsPerSecond = 4;
+    await sim.calls.say(id, 'What do you have on file?');
+    // The caller talks over the reply once it has heard the address and a few words more.
+    await eventually(async () => (speech(id).some((s) => s.played_text.includes('three')) ? true : undefined), 20_000, 'the reply heard');
+    await sim.calls.bargeIn(id, 'Stop there');
+    const interrupted = await eventually(async () =>
+      receiver.requests.find((r) => r.body.event === 'interrupted' && r.body.call_id === id),
+    );
+    const heard = String(interrupted.body.partial_response_text);
+    expect(heard).toMatch(/^I have \[REDACTED:email\] on file, one two three/);
+    const call = await eventually(async () => {
+      const current = await calls.get(id);
+      return current.transcript?.some((entry) => entry.interrupted) ? current : undefined;
+    });
+    const reply = call.transcript!.find((entry) => entry.role === 'assistant')!;
+    expect(reply).toMatchObject({ text: heard, interrupted: true, redactions: [{ kind: 'email', start: 7, length: 16 }] });
+    expect((await calls.hangUp(id)).status).toBe(200);
+    const row = await h.db.raw('select transcript::text as t from calls where id = ?', [id]);
+    expectNoSecret(row.rows[0].t, 'the calls row');
+    const events = await h.db.raw('select payload::text as p from webhook_events where call_id = ?', [id]);
+    for (const event of events.rows) expectNoSecret(event.p, 'a webhook event');
   });
 
   it('keeps the transcript as said while redaction is off (the default)', async () => {
