@@ -1,4 +1,4 @@
-import { luhnValid, markerOf, redactEntry, redactText } from '../../src/domain/recordings/redaction';
+import { CUSTOM_RULE_TIMEOUT_MS, luhnValid, markerOf, redactEntry, redactText } from '../../src/domain/recordings/redaction';
 import {
   customPatternProblem,
   redactionProblems,
@@ -74,6 +74,19 @@ describe('redactText', () => {
       text: 'order [REDACTED:order_id] shipped',
       redactions: [{ kind: 'order_id', start: 6, length: 19 }],
     });
+  });
+
+  it('bounds a custom rule’s time: one that backtracks for ever redacts the whole text, failing closed, and the next text is redacted as usual', () => {
+    // Exponential on a run of `a` without a `b`, yet not refused by the syntactic rule (no nested quantifier).
+    const slow = { kinds: [], custom: [{ name: 'slow', pattern: '(a|a)*b' }] };
+    expect(customPatternProblem('(a|a)*b')).toBeUndefined();
+    const started = Date.now();
+    expect(redactText(`card 4242 4242 4242 4242 ${'a'.repeat(40)}`, { ...slow, kinds: ['card_number'] })).toEqual({
+      text: '[REDACTED:slow]',
+      redactions: [{ kind: 'slow', start: 0, length: 15 }],
+    });
+    expect(Date.now() - started).toBeLessThan(CUSTOM_RULE_TIMEOUT_MS * 20);
+    expect(redactText('aab and c', slow).text).toBe('[REDACTED:slow] and c');
   });
 
   it('keeps what was redacted before and adds what a rule finds now, its markers moved', () => {

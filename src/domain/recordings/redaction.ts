@@ -1,3 +1,4 @@
+import vm from 'node:vm';
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import type { BuiltInRedactionKind, RedactionSettings } from './redactionSettings';
 
@@ -104,10 +105,31 @@ function phoneNumbers(text: string, country: CountryCode): Span[] {
   }));
 }
 
-function customMatches(text: string, rule: { name: string; pattern: string }, rank: number): Span[] {
-  return [...text.matchAll(new RegExp(rule.pattern, 'gu'))]
-    .filter((match) => match[0].length > 0)
-    .map((match) => ({ kind: rule.name, start: match.index, end: match.index + match[0].length, rank }));
+/**
+ * How long one custom rule may take on one text. JavaScript cannot bound a regular expression's time, and the
+ * settings' syntactic rule (`customPatternProblem`) does not catch every pattern that backtracks for ever, so custom
+ * rules run in a `vm` context with this timeout (V8 interrupts a running regular expression): one workspace's rule
+ * cannot stall the worker every workspace's calls share.
+ */
+export const CUSTOM_RULE_TIMEOUT_MS = 50;
+const customContext = vm.createContext({ text: '', pattern: '' });
+const customScript = new vm.Script(
+  'Array.from(text.matchAll(new RegExp(pattern, "gu")), (m) => [m.index, m[0].length]).filter((m) => m[1] > 0)',
+);
+
+/** A custom rule's matches, or `timed_out`. */
+function customMatches(text: string, rule: { name: string; pattern: string }, rank: number): Span[] | 'timed_out' {
+  customContext.text = text;
+  customContext.pattern = rule.pattern;
+  let found: Array<[number, number]>;
+  try {
+    found = customScript.runInContext(customContext, { timeout: CUSTOM_RULE_TIMEOUT_MS }) as Array<[number, number]>;
+  } catch {
+    return 'timed_out';
+  } finally {
+    customContext.text = '';
+  }
+  return found.map(([start, length]) => ({ kind: rule.name, start, end: start + length, rank }));
 }
 
 /** Non-overlapping spans: the longest first, a tie to the lower rank (card, SSN, email, phone, custom rules in order). */
@@ -149,7 +171,15 @@ export function redactText(
   if (settings.kinds.includes('us_ssn')) found.push(...socialSecurityNumbers(text));
   if (settings.kinds.includes('email')) found.push(...emails(text));
   if (settings.kinds.includes('phone_number')) found.push(...phoneNumbers(text, options.country ?? 'US'));
-  settings.custom.forEach((rule, index) => found.push(...customMatches(text, rule, 10 + index)));
+  for (const [index, rule] of settings.custom.entries()) {
+    const matches = customMatches(text, rule, 10 + index);
+    // Failing closed: a rule that ran out of time redacts the whole text, so nothing it might have found is kept.
+    if (matches === 'timed_out') {
+      const marker = markerOf(rule.name);
+      return { text: marker, redactions: [{ kind: rule.name, start: 0, length: codePoints(marker) }] };
+    }
+    found.push(...matches);
+  }
   const kept = earlier.map((redaction): Span & { earlier: true } => {
     const start = utf16Offset(text, redaction.start);
     return { kind: redaction.kind, start, end: utf16Offset(text, redaction.start + redaction.length), rank: -1, earlier: true };
