@@ -335,7 +335,8 @@ export const redactionFields = {
     maxItems: CUSTOM_RULES_MAX,
     description:
       'Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than ' +
-      `${CUSTOM_PATTERN_MAX_LENGTH} characters, uses a backreference, repeats a group holding an unbounded quantifier (\`(a+)+\`) or matches empty text is refused 422 naming the field`,
+      `${CUSTOM_PATTERN_MAX_LENGTH} characters, uses a backreference, repeats a group holding an unbounded quantifier (\`(a+)+\`) or matches empty text is refused 422 naming the field. ` +
+      'A rule that takes more than 50 ms on an entry redacts the whole entry',
     items: {
       type: 'object',
       additionalProperties: false,
