@@ -6,7 +6,17 @@ import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rul
 import { NUMBER_CRITERIA, NUMBER_SOURCES, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
-import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, recordingSettingsFields, uuid } from './fields';
+import {
+  agentKeyWritable,
+  dateTime,
+  grant,
+  lineWritableFields,
+  nullable,
+  recordingSettingsFields,
+  REDACTION_SETTINGS,
+  redactionFields,
+  uuid,
+} from './fields';
 import { TIERS } from '../../src/domain/keys/tiers';
 import { CALLING_DAYS } from '../../src/domain/callingHours/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
@@ -297,6 +307,20 @@ export const recordSchemas: Record<string, object> = {
               '`dtmf` on the agent’s key presses (`POST /calls/{id}/press`); `tool` on a tool the model called (`text` is its name)',
           },
           tool: { $ref: '#/components/schemas/ToolCall' },
+          redactions: {
+            type: 'array',
+            minItems: 1,
+            description:
+              'Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept',
+            items: record({
+              kind: {
+                type: 'string',
+                description: 'A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name',
+              },
+              start: { type: 'integer', minimum: 0, description: 'Where the marker `[REDACTED:<kind>]` starts in `text`' },
+              length: { type: 'integer', minimum: 1, description: 'The marker’s length' },
+            }),
+          },
         },
       },
     },
@@ -432,7 +456,13 @@ export const recordSchemas: Record<string, object> = {
       },
     }),
     recordings: record(
-      recordingSettingsFields,
+      {
+        ...recordingSettingsFields,
+        redaction: record(
+          { ...redactionFields, custom: { ...redactionFields.custom, items: record(redactionFields.custom.items.properties) } },
+          REDACTION_SETTINGS.description,
+        ),
+      },
       'What is kept of each call in the operator’s recordings store, besides its recording and transcript',
     ),
   }),

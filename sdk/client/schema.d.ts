@@ -1755,6 +1755,15 @@ export interface components {
                  */
                 kind?: "dtmf" | "tool";
                 tool?: components["schemas"]["ToolCall"];
+                /** @description Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept */
+                redactions?: {
+                    /** @description A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name */
+                    kind: string;
+                    /** @description Where the marker `[REDACTED:<kind>]` starts in `text` */
+                    start: number;
+                    /** @description The marker’s length */
+                    length: number;
+                }[];
             }[] | null;
             system_prompt: string | null;
             begin_message: string | null;
@@ -1944,6 +1953,26 @@ export interface components {
                 retention_days: number | null;
                 /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                 delete_at_carrier: boolean;
+                /** @description What is redacted from transcripts before they are stored (and, with `webhooks`, from webhook payloads). Replaced whole by a PATCH: the fields it omits take their defaults */
+                redaction: {
+                    /**
+                     * @description The personal data replaced by `[REDACTED:<kind>]` in every transcript entry before it is stored: `card_number` (13-19 digits, Luhn-checked), `us_ssn` (NNN-NN-NNNN, numbers the SSA never issues excluded), `email`, `phone_number` (national numbers read as the line’s country). None by default
+                     * @example [
+                     *       "card_number",
+                     *       "us_ssn"
+                     *     ]
+                     */
+                    kinds: ("card_number" | "us_ssn" | "email" | "phone_number")[];
+                    /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                    custom: {
+                        /** @description The kind its redactions are recorded under; not a built-in kind */
+                        name: string;
+                        /** @example ORD-\d{6} */
+                        pattern: string;
+                    }[];
+                    /** @description Also redact webhook payloads: the caller’s words in `message` (`text` and `context`, so the agent hears them redacted) and `interrupted`’s `partial_response_text`. Off by default */
+                    webhooks: boolean;
+                };
             };
         };
         UsageDay: {
@@ -3998,7 +4027,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -7853,7 +7889,20 @@ export interface operations {
                      *       "recordings": {
                      *         "store_events": true,
                      *         "retention_days": 1,
-                     *         "delete_at_carrier": true
+                     *         "delete_at_carrier": true,
+                     *         "redaction": {
+                     *           "kinds": [
+                     *             "card_number",
+                     *             "us_ssn"
+                     *           ],
+                     *           "custom": [
+                     *             {
+                     *               "name": "example",
+                     *               "pattern": "ORD-\\d{6}"
+                     *             }
+                     *           ],
+                     *           "webhooks": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -7959,7 +8008,20 @@ export interface operations {
                  *       "recordings": {
                  *         "store_events": true,
                  *         "retention_days": 1,
-                 *         "delete_at_carrier": true
+                 *         "delete_at_carrier": true,
+                 *         "redaction": {
+                 *           "kinds": [
+                 *             "card_number",
+                 *             "us_ssn"
+                 *           ],
+                 *           "custom": [
+                 *             {
+                 *               "name": "example",
+                 *               "pattern": "ORD-\\d{6}"
+                 *             }
+                 *           ],
+                 *           "webhooks": true
+                 *         }
                  *       }
                  *     }
                  */
@@ -8007,6 +8069,26 @@ export interface operations {
                         retention_days?: number | null;
                         /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                         delete_at_carrier?: boolean;
+                        /** @description What is redacted from transcripts before they are stored (and, with `webhooks`, from webhook payloads). Replaced whole by a PATCH: the fields it omits take their defaults */
+                        redaction?: {
+                            /**
+                             * @description The personal data replaced by `[REDACTED:<kind>]` in every transcript entry before it is stored: `card_number` (13-19 digits, Luhn-checked), `us_ssn` (NNN-NN-NNNN, numbers the SSA never issues excluded), `email`, `phone_number` (national numbers read as the line’s country). None by default
+                             * @example [
+                             *       "card_number",
+                             *       "us_ssn"
+                             *     ]
+                             */
+                            kinds?: ("card_number" | "us_ssn" | "email" | "phone_number")[];
+                            /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                            custom?: {
+                                /** @description The kind its redactions are recorded under; not a built-in kind */
+                                name: string;
+                                /** @example ORD-\d{6} */
+                                pattern: string;
+                            }[];
+                            /** @description Also redact webhook payloads: the caller’s words in `message` (`text` and `context`, so the agent hears them redacted) and `interrupted`’s `partial_response_text`. Off by default */
+                            webhooks?: boolean;
+                        };
                     };
                 };
             };
@@ -8034,7 +8116,20 @@ export interface operations {
                      *       "recordings": {
                      *         "store_events": true,
                      *         "retention_days": 1,
-                     *         "delete_at_carrier": true
+                     *         "delete_at_carrier": true,
+                     *         "redaction": {
+                     *           "kinds": [
+                     *             "card_number",
+                     *             "us_ssn"
+                     *           ],
+                     *           "custom": [
+                     *             {
+                     *               "name": "example",
+                     *               "pattern": "ORD-\\d{6}"
+                     *             }
+                     *           ],
+                     *           "webhooks": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -10172,7 +10267,14 @@ export interface operations {
                      *                 "arguments": {},
                      *                 "result": "example",
                      *                 "error": "example"
-                     *               }
+                     *               },
+                     *               "redactions": [
+                     *                 {
+                     *                   "kind": "example",
+                     *                   "start": 1,
+                     *                   "length": 1
+                     *                 }
+                     *               ]
                      *             }
                      *           ],
                      *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -10456,7 +10558,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -10736,7 +10845,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -11055,7 +11171,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -11352,7 +11475,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",

@@ -1,5 +1,6 @@
 import type { ByteRange } from '../../adapters/storage/port';
 import { recordingPresentation } from '../calls/rules';
+import { DEFAULT_REDACTION, redactionSettingsOf, type RedactionSettings } from './redactionSettings';
 
 /*
  * The durable copy of a call's recording, transcript and events into the operator's recordings store (issue 32,
@@ -24,9 +25,16 @@ export interface RecordingSettings {
    * recording is kept only where the operator keeps it.
    */
   delete_at_carrier: boolean;
+  /** What is redacted from transcripts before they are stored, and whether from webhook payloads too (./redactionSettings.ts). */
+  redaction: RedactionSettings;
 }
 
-export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { store_events: false, retention_days: null, delete_at_carrier: false };
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = {
+  store_events: false,
+  retention_days: null,
+  delete_at_carrier: false,
+  redaction: DEFAULT_REDACTION,
+};
 
 /** The settings as stored (a JSON object that may lack fields added later), with their defaults. */
 export function recordingSettingsOf(stored: unknown): RecordingSettings {
@@ -36,6 +44,7 @@ export function recordingSettingsOf(stored: unknown): RecordingSettings {
     store_events: value.store_events === true,
     retention_days: typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 ? retention : null,
     delete_at_carrier: value.delete_at_carrier === true,
+    redaction: redactionSettingsOf(value.redaction),
   };
 }
 
