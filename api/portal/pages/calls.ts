@@ -1,4 +1,5 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
+import type { LegalHoldRow } from '../../../src/domain/recordings/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
 import { confirmLink, stateBadge, stateLabel, table, time } from '../components';
@@ -172,6 +173,8 @@ export function callPage(
   temporalUiUrl: string | undefined,
   mayHangUp: boolean,
   campaign?: { id: string; name: string | null; row: number; attempt: number },
+  /** The active legal holds that keep the call, shown to owners and admins only (undefined: not shown). */
+  holds?: readonly LegalHoldRow[],
 ): Html {
   const { call } = view;
   return layout(
@@ -191,6 +194,7 @@ export function callPage(
           : ''
       }
       ${callLive(view, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
+      ${legalHoldSection(call.id, holds, nav.environment)}
       <h2>Workflow</h2>
       <p>
         <a id="history" href="/portal/calls/${call.id}/history.json?env=${nav.environment}" download
@@ -205,4 +209,31 @@ export function callPage(
       <p><a href="/portal/calls?env=${nav.environment}">All calls</a></p>`,
     nav,
   );
+}
+
+/**
+ * Whether the call is on legal hold (issue 32): directly or through its from or to number. Holds name litigation, so only
+ * owners and admins see them (as the API lists them), with a way to place one on this call.
+ */
+function legalHoldSection(callId: string, holds: readonly LegalHoldRow[] | undefined, environment: string): Html {
+  if (holds === undefined) return html``;
+  const settings = `/portal/settings?env=${environment}`;
+  if (holds.length === 0)
+    return html`<h2>Legal hold</h2>
+      <p id="legal-hold">
+        Not on legal hold: the recordings retention applies.
+        <a id="place-legal-hold" href="${settings}&amp;hold_call_id=${callId}#legal-hold-form">Place a legal hold on this call</a>
+      </p>`;
+  return html`<h2>Legal hold</h2>
+    <p id="legal-hold" data-held>On legal hold: its stored recording and transcript are kept past the retention until released.</p>
+    <ul id="call-legal-holds">
+      ${holds.map(
+        (hold) =>
+          html`<li data-legal-hold-id="${hold.id}">
+            ${hold.call_id ? 'On this call' : html`Through the number <span class="mono">${hold.phone_number}</span>`} since
+            ${time(hold.created_at)}: ${hold.reason}
+          </li>`,
+      )}
+    </ul>
+    <p><a href="${settings}#legal-holds">Manage legal holds</a></p>`;
 }

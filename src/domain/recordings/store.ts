@@ -204,6 +204,17 @@ export async function callIsHeld(db: Db | Knex, callId: string): Promise<boolean
   return row !== undefined;
 }
 
+/** The active legal holds that keep the call (on itself, or on its from or to number), oldest first. */
+export async function holdsCoveringCall(db: Db | Knex, callId: string): Promise<LegalHoldRow[]> {
+  return db<LegalHoldRow>('legal_holds as h')
+    .join('calls as c', (on) => on.on('c.workspace_id', 'h.workspace_id').andOn('c.environment', 'h.environment'))
+    .where('c.id', callId)
+    .whereNull('h.released_at')
+    .andWhereRaw('(h.call_id = c.id or h.phone_number = c.from_number or h.phone_number = c.to_number)')
+    .orderBy('h.created_at', 'asc')
+    .select('h.*');
+}
+
 /** Whether the retention schedule deleted the call's stored objects (then nothing is copied or served again). */
 export async function callObjectsDeleted(db: Db | Knex, callId: string): Promise<boolean> {
   return (await db('call_objects_deleted').where({ call_id: callId }).first('call_id')) !== undefined;
