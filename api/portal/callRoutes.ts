@@ -9,6 +9,7 @@ import { sendCallRecording } from '../recordings';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { numberMatchOf } from '../../src/domain/search/rules';
 import { holdsCoveringCall } from '../../src/domain/recordings/store';
+import { recordingStorageOfCall } from '../../src/domain/recordings/copyState';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { refuse } from './answer';
@@ -57,7 +58,7 @@ export async function callOf(deps: AppDeps, operator: Operator, id: string): Pro
 async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
   const outcome = await callTimeline(deps.db, tenantOf(operator), id, TIMELINE_WORDS, deps.config.publicBaseUrl);
   if (!outcome.ok) throw callNotFound();
-  return outcome;
+  return { ...outcome, storage: await recordingStorageOfCall(deps, outcome.call) };
 }
 
 /** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
