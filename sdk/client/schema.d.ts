@@ -703,7 +703,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One call, with its transcript */
+        /**
+         * One call, with its transcript
+         * @description Beyond the call record, `recording_storage`: where the copy of its recording and transcript into the operator’s store stands (a store that is down or refuses the credentials delays it: `retrying`, with the reason and the attempts so far).
+         */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -1777,6 +1780,48 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description Where the copy of the call’s recording, transcript and (if chosen) events into the operator’s store stands */
+        RecordingStorage: {
+            /**
+             * @description `none`: nothing to store (no recording, no transcript yet); `pending`: being copied; `retrying`: an attempt failed and the copy is retried until the store takes it (`last_failure` says why); `failed`: refused for good (the carrier has no such recording, or the store refused the request), tried again within the week; `stored`: everything is stored and verified; `deleted`: deleted by the retention
+             * @enum {string}
+             */
+            state: "none" | "pending" | "retrying" | "failed" | "stored" | "deleted";
+            /** @description The objects the store holds, each verified (size and SHA-256 read back) */
+            objects: {
+                /** @enum {string} */
+                kind: "recording" | "transcript" | "events";
+                size_bytes: number;
+                /** Format: date-time */
+                stored_at: string;
+            }[];
+            /** @description Failed attempts since the copy began failing; 0 when it is not */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the copy began failing; null when it is not
+             */
+            failing_since: string | null;
+            last_failure: {
+                /**
+                 * @description The object whose copy failed
+                 * @enum {string}
+                 */
+                kind: "recording" | "transcript" | "events";
+                /**
+                 * @description A class, never the store’s or carrier’s words: `store_unavailable`, `credentials_refused` (the store refused them), `checksum_mismatch`, `carrier_unavailable` (retried); `carrier_refused`, `store_refused` (final); `error`
+                 * @enum {string}
+                 */
+                reason: "store_unavailable" | "credentials_refused" | "checksum_mismatch" | "carrier_unavailable" | "carrier_refused" | "store_refused" | "error";
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the retention deleted the call’s objects (`deleted`)
+             */
+            deleted_at: string | null;
         };
         ToolCall: {
             /** @description The model’s id of the call */
@@ -10809,7 +10854,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{call}` */
+            /** @description `{call}` with `recording_storage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10880,12 +10925,32 @@ export interface operations {
                      *             "timeout_ms": 5000
                      *           }
                      *         ],
-                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_storage": {
+                     *           "state": "none",
+                     *           "objects": [
+                     *             {
+                     *               "kind": "recording",
+                     *               "size_bytes": 1,
+                     *               "stored_at": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "attempts": 1,
+                     *           "failing_since": "2026-01-15T09:30:00.000Z",
+                     *           "last_failure": {
+                     *             "kind": "recording",
+                     *             "reason": "store_unavailable",
+                     *             "at": "2026-01-15T09:30:00.000Z"
+                     *           },
+                     *           "deleted_at": "2026-01-15T09:30:00.000Z"
+                     *         }
                      *       }
                      *     }
                      */
                     "application/json": {
-                        call: components["schemas"]["Call"];
+                        call: components["schemas"]["Call"] & {
+                            recording_storage: components["schemas"]["RecordingStorage"];
+                        };
                     };
                 };
             };

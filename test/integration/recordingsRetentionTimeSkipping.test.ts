@@ -9,6 +9,7 @@ import { StoredObjectNotFoundError, type RecordingStore, type StoredObjectRef } 
 import { S3RecordingStore } from '../../src/adapters/storage/s3Store';
 import { ensureAccount } from '../../src/domain/billing/ledger';
 import type { CallRow } from '../../src/domain/calls/store';
+import { recordingStorageOfCall } from '../../src/domain/recordings/copyState';
 import { placeLegalHold, releaseLegalHold } from '../../src/domain/recordings/legalHolds';
 import { serveCallRecording } from '../../src/domain/recordings/serve';
 import type { Db } from '../../src/platform/db/knex';
@@ -270,6 +271,16 @@ describe.each(STORES)('recordings retention on the time-skipping server, with %s
         row,
       );
       expect(served).toEqual({ ok: false, refused: 'no_recording' });
+      // The call's `recording_storage` says so (the API's and the portal's), with when; a held call's is still stored.
+      expect(await recordingStorageOfCall({ db }, plain)).toEqual({
+        state: 'deleted',
+        objects: [],
+        attempts: 0,
+        failing_since: null,
+        last_failure: null,
+        deleted_at: expect.any(String),
+      });
+      expect((await recordingStorageOfCall({ db }, heldCall)).state).toBe('stored');
 
       // Released: the next run deletes it; the holds still in force keep theirs. A run deleting what is gone is fine.
       await releaseLegalHold(deps, actor, toRelease.hold.id);
