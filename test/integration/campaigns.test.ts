@@ -232,7 +232,7 @@ describe('campaigns', () => {
     expect(result).toMatchObject({ status: 'done', outcome: 'machine', attempts: 1 });
     const callId = result.call_ids[0];
     const call = (await get(`/api/v1/calls/${callId}`)).body.call;
-    expect(call).toMatchObject({ status: 'completed', answered_by: 'machine', end_cause: 'answering_machine', transcript: [] });
+    expect(call).toMatchObject({ status: 'completed', answered_by: 'machine', end_cause: 'answering_machine', transcript: null });
     // Nothing was said to it, and it was hung up well within the 30 s a machine's greeting end is waited for.
     expect(await sim.calls.speech(callId)).toEqual([]);
     const carrierCall = (await sim.calls.find(callId))!;
