@@ -4,6 +4,7 @@ import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '..
 import { completedCallRow } from '../support/callRows';
 import { CALLEE } from '../support/customer';
 import { eventually } from '../support/harness';
+import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
@@ -14,10 +15,14 @@ const TEMPORAL_UI = 'http://127.0.0.1:8233';
  * Lines and calls in a real browser (headless Chromium): a line created and edited, a test call placed
  * from its page through the simulator, watched live (htmx) until the callee hangs up, its transcript
  * and recording shown, its history downloaded, its Temporal UI link shown, and the calls list filtered by the line.
- * Each page is screenshotted into test-artifacts/portal-calls/ and checked with axe-core.
+ * Each page is screenshotted into test-artifacts/portal-calls/ and checked with axe-core. Recordings are copied to an
+ * S3-compatible server (moto's, checking signatures), from which the player seeks (issue 32's done-when).
  */
+const s3 = useS3Server({ authenticate: true });
+const s3Store = useS3RecordingsStore(s3);
+
 describe('portal lines and calls in a browser', () => {
-  const { h } = useSuite({ portal: true, worker: true, overrides: { temporalUiUrl: TEMPORAL_UI } });
+  const { h } = useSuite({ portal: true, worker: true, overrides: () => ({ temporalUiUrl: TEMPORAL_UI, ...s3Store() }) });
   const browser = useChromium();
   const sim = simulator(() => h);
   const email = `browser-calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
@@ -112,10 +117,10 @@ describe('portal lines and calls in a browser', () => {
     expect(duration).toBeGreaterThan(0);
     await check(page, '05-call-ended', problems);
 
-    // Once its copy is in the recordings store (issue 32), the player seeks: the browser asks for a range of it and
-    // the portal answers 206 with that range.
+    // Once its copy is in the S3 store (issue 32), the player seeks: the browser asks for a range of it and the portal
+    // answers 206 with that range, from the store.
     await eventually(
-      async () => ((await h.db('call_objects').where({ call_id: callId, kind: 'recording' }).first()) ? true : undefined),
+      async () => ((await h.db('call_objects').where({ call_id: callId, kind: 'recording', store: 's3' }).first()) ? true : undefined),
       30_000,
       'the recording to be stored',
     );

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureMotoServer, startS3Server, type S3TestServer } from '../../dev/infra/s3Server';
-import { loadConfig } from '../../src/platform/config';
+import { loadConfig, type Config } from '../../src/platform/config';
 
 /**
  * A real S3-compatible server (moto's, dev/infra/s3Server.ts) for the test file that calls this at its top level:
@@ -25,4 +25,36 @@ export function useS3Server(opts: { authenticate: boolean }): () => S3TestServer
     if (!server) throw new Error('the S3 server is not started: useS3Server works inside tests only');
     return server;
   };
+}
+
+/**
+ * The harness's recordings settings for `server`'s bucket (path-style, SSE-S3), with the AWS SDK's own credential chain
+ * given the server's key through the environment for the file's tests, as a deployment gives it, and put back after.
+ * Call at the top level of the file, after `useS3Server`; pass the returned function as the suite's overrides.
+ */
+export function useS3RecordingsStore(server: () => S3TestServer): () => Partial<Config> {
+  const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY };
+  beforeAll(() => {
+    process.env.AWS_ACCESS_KEY_ID = server().credentials.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = server().credentials.secretAccessKey;
+  });
+  afterAll(() => {
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  });
+  return () => ({
+    recordings: {
+      store: 's3',
+      dir: os.tmpdir(),
+      s3: {
+        bucket: server().bucket,
+        endpoint: server().endpoint,
+        region: server().region,
+        forcePathStyle: true,
+        serverSideEncryption: 'AES256',
+        kmsKeyId: undefined,
+      },
+    },
+  });
 }
