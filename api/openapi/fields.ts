@@ -6,6 +6,7 @@ import {
   LANGUAGES,
   REQUIRED_FIELD_BY_MODE,
 } from '../../src/domain/lines/rules';
+import { RETENTION_DAYS } from '../../src/domain/recordings/rules';
 import { VOICES } from '../../src/domain/voices/catalog';
 import { LANGUAGE_PINNING_REFUSAL } from '../lineErrors';
 import {
@@ -376,8 +377,8 @@ export const recordingSettingsFields = {
   },
   retention_days: nullable({
     type: 'integer',
-    minimum: 1,
-    maximum: 36_500,
+    minimum: RETENTION_DAYS.min,
+    maximum: RETENTION_DAYS.max,
     description:
       'Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, ' +
       'with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, ' +

@@ -42,6 +42,7 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
     'end',
     'day.',
   ]),
+  '/portal/settings/recordings-retention': env('recordings.retention_changed', 'Changed the recordings retention', ['retention_days']),
   '/portal/settings/legal-holds': env('recordings.legal_hold_placed', 'Placed a legal hold', ['call_id', 'phone_number', 'reason']),
   '/portal/settings/legal-holds/:id/release': env('recordings.legal_hold_released', 'Released a legal hold'),
   '/portal/security/two-factor': ws('two_factor.setup_started', 'Began setting up two-factor sign-in'),

@@ -14,6 +14,7 @@ import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { workspaceCallingWindow } from '../../src/domain/callingHours/refusal';
 import { changeTimeZone } from '../../src/domain/workspaces/timeZone';
 import { legalHoldsOf, recordingSettings, type LegalHoldRow } from '../../src/domain/recordings/store';
+import { retentionDaysOfInput } from '../../src/domain/recordings/rules';
 import { changed } from './answer';
 import { envFields, time } from './components';
 import { confirmedAction } from './confirm';
@@ -113,6 +114,38 @@ export function settingsRoutes(router: Router<AppState>, deps: AppDeps): void {
     pageAgain: async (operator, form) => {
       const input = await settingsInput(deps, operator);
       return (shown) => settingsPage(navOf(operator, '/portal/settings'), { ...input, error: shown, callingForm: form });
+    },
+  });
+
+  // The recordings retention (issue 32, item 4), as `PATCH /api/v1/settings` changes it (`recordings.retention_days`).
+  gatedFormPost(router, deps, {
+    path: `${SETTINGS}/recordings-retention`,
+    scope: 'keys:admin',
+    refusal: 'Your role cannot change the recordings retention',
+    rateLimit: 'settings.update',
+    act: async (ctx, operator, form) => {
+      const typed = retentionDaysOfInput(form.retention_days ?? '');
+      if (!typed.ok) throw errors.validation([{ field: 'retention_days', message: typed.message }]);
+      const outcome = await updateSettings(
+        deps,
+        { ...tenantOf(operator), keyId: null, via: 'portal', userId: operator.user.id },
+        { recordings: { retention_days: typed.days } },
+      );
+      if (!outcome.ok) throw errors.validation(outcome.problems);
+      ctx.state.log.info(
+        { user_id: operator.user.id, environment: operator.environment, retention_days: typed.days },
+        'portal recordings retention changed',
+      );
+      const input = await settingsInput(deps, operator);
+      const notice =
+        typed.days === null
+          ? `Recordings and transcripts of the ${operator.environment} environment are kept until deleted.`
+          : `Recordings and transcripts of the ${operator.environment} environment are deleted ${typed.days} ${typed.days === 1 ? 'day' : 'days'} after they were stored, unless on legal hold.`;
+      sendPage(ctx, 200, settingsPage(navOf(operator, SETTINGS), { ...input, notice }));
+    },
+    pageAgain: async (operator, form) => {
+      const input = await settingsInput(deps, operator);
+      return (shown) => settingsPage(navOf(operator, SETTINGS), { ...input, error: shown, retentionForm: form });
     },
   });
 

@@ -111,6 +111,53 @@ describe('portal: legal holds', () => {
     expect(actions[0].details).toMatchObject({ call_id: owner.callId, reason: 'Case 7 — keep everything' });
   });
 
+  it('an owner sets the recordings retention as PATCH /settings would, and clears it; bad days are refused naming the field; members cannot', async () => {
+    const owner = await ownerWithCall('retention');
+    const setRetention = (client: PortalClient, days: string) =>
+      client.submit('/portal/settings?env=test', '/portal/settings/recordings-retention', { env: 'test', retention_days: days });
+    const retentionOf = async () =>
+      (await h.request('GET', '/api/v1/settings', { key: owner.key })).body.recordings.retention_days as number | null;
+
+    const set = await setRetention(owner.client, '30');
+    expect(set.status).toBe(200);
+    expect(set.text).toContain('deleted 30 days after they were stored, unless on legal hold.');
+    expect(await retentionOf()).toBe(30);
+    expect(set.text).toMatch(/id="retention_days"[^>]*value="30"/);
+    // A settings change as the API's, naming the portal user.
+    const changed = await h.db('compliance_events').where({ workspace_id: owner.workspaceId, event_type: 'settings_changed' });
+    expect(changed.map((event) => event.metadata)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ via: 'portal', user_id: owner.userId })]),
+    );
+
+    for (const bad of ['0', '1.5', '36501', 'a week', '-3']) {
+      const refused = await setRetention(owner.client, bad);
+      expect([refused.status, shownError(refused), refused.text.includes('<code>retention_days</code>')]).toEqual([
+        422,
+        'validation_error',
+        true,
+      ]);
+    }
+    expect(await retentionOf()).toBe(30);
+
+    const cleared = await setRetention(owner.client, '');
+    expect(cleared.status).toBe(200);
+    expect(cleared.text).toContain('kept until deleted');
+    expect(await retentionOf()).toBeNull();
+
+    // A member reads the retention but has no form and is refused.
+    const member = await signInMember(h.apiUrl, h.db, owner.workspaceId);
+    const memberSettings = await member.get('/portal/settings?env=test');
+    expect(memberSettings.text).toContain('id="recordings-retention"');
+    expect(memberSettings.text).not.toContain('id="retention-form"');
+    const byMember = await member.post('/portal/settings/recordings-retention', {
+      csrf_token: PortalClient.csrfOf(memberSettings),
+      env: 'test',
+      retention_days: '1',
+    });
+    expect(byMember.status).toBe(403);
+    expect(await retentionOf()).toBeNull();
+  });
+
   it('refuses bad input naming the field, another workspace’s call as an unknown one, and members', async () => {
     const owner = await ownerWithCall('holds-refused');
     const other = await ownerWithCall('holds-other');

@@ -7,12 +7,15 @@ import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '.
 import { renderTimeZone } from '../timeZoneScope';
 import type { LegalHoldRow } from '../../../src/domain/recordings/store';
 import { LEGAL_HOLD_REASON_MAX_LENGTH } from '../../../src/domain/recordings/legalHolds';
+import { RETENTION_DAYS } from '../../../src/domain/recordings/rules';
 
 export interface SettingsPageInput {
   /** This environment's calling window (settings `calling_window`). */
   callingWindow: WorkspaceCallingWindow | null;
   /** This environment's `recordings.retention_days` (null: kept for ever) and its active legal holds (issue 32). */
   retentionDays: number | null;
+  /** The retention form as typed, shown again with its refusal. */
+  retentionForm?: Record<string, string>;
   legalHolds: LegalHoldRow[];
   error?: ShownError;
   notice?: string;
@@ -70,8 +73,8 @@ function timeZoneSection(nav: PageNav, typed: string | undefined): Html {
 }
 
 /**
- * Recordings retention and legal holds (issue 32). The retention is changed through the API (`PATCH /api/v1/settings`);
- * holds are listed to owners and admins only, as the API lists them, who place and release them here as there.
+ * Recordings retention and legal holds (issue 32). Owners and admins change the retention here as through the API
+ * (`PATCH /api/v1/settings`); holds are listed to them only, as the API lists them, who place and release them here as there.
  */
 function retentionSection(nav: PageNav, input: SettingsPageInput): Html {
   const kept =
@@ -111,9 +114,29 @@ function retentionSection(nav: PageNav, input: SettingsPageInput): Html {
             )}
           </tbody>
         </table>`;
-  return html`${explained}
+  return html`${explained} ${retentionForm(nav, input)}
     <h3>Legal holds</h3>
     ${holds} ${holdForm(nav, input.holdForm ?? {})}`;
+}
+
+/** The retention in whole days, empty to keep recordings until deleted (as `recordings.retention_days: null`). */
+function retentionForm(nav: PageNav, input: SettingsPageInput): Html {
+  const typed = input.retentionForm?.retention_days ?? (input.retentionDays === null ? '' : String(input.retentionDays));
+  return html`<form method="post" action="/portal/settings/recordings-retention" class="card" id="retention-form">
+    ${csrfField(nav.csrfToken)}
+    <input type="hidden" name="env" value="${nav.environment}" />
+    <label for="retention_days">Delete recordings and transcripts this many days after they were stored (empty: keep them)</label>
+    <input
+      id="retention_days"
+      name="retention_days"
+      type="number"
+      min="${RETENTION_DAYS.min}"
+      max="${RETENTION_DAYS.max}"
+      step="1"
+      value="${typed}"
+    />
+    <button type="submit">Save retention</button>
+  </form>`;
 }
 
 /** Placing a hold: a call's id or a phone number (every call from or to it), and why, as `POST /api/v1/legal-holds` takes them. */

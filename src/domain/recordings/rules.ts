@@ -29,6 +29,25 @@ export interface RecordingSettings {
   redaction: RedactionSettings;
 }
 
+/** The retention a workspace may set, in whole days: at least a day, at most a hundred years (`recordings.retention_days`). */
+export const RETENTION_DAYS = { min: 1, max: 36_500 } as const;
+
+/**
+ * A retention typed into a form: empty is none (kept until deleted), else whole days within `RETENTION_DAYS`; the
+ * problem otherwise, in the words the API's 422 would use.
+ */
+export function retentionDaysOfInput(typed: string): { ok: true; days: number | null } | { ok: false; message: string } {
+  const value = typed.trim();
+  if (value === '') return { ok: true, days: null };
+  const days = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(days) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max)
+    return {
+      ok: false,
+      message: `Must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or empty to keep them`,
+    };
+  return { ok: true, days };
+}
+
 export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = {
   store_events: false,
   retention_days: null,
