@@ -92,7 +92,8 @@ export function campaignContactListRoutes(): RouteDef[] {
           'Upload a campaign’s contact list as CSV (up to 100,000 rows with per-contact variables), then create the campaign with its id',
         description:
           `Answers the list’s \`id\`, which \`POST /api/v1/campaigns\` takes as \`contact_list_id\` (instead of \`contacts\`) for ${CONTACT_LIST_TTL_DAYS} days; ` +
-          'a list may start several campaigns. The same file sent again with the same `Idempotency-Key` answers the same list.',
+          'a list may start several campaigns, and is deleted with its rows at `expires_at` or earlier by `DELETE /api/v1/campaigns/contact-lists/{id}`. ' +
+          'The same file sent again with the same `Idempotency-Key` answers the same list.',
         tags: ['campaigns'],
         responses: {
           '201': jsonResponse('`{contact_list}`', fields({ contact_list: ref('ContactList') })),

@@ -868,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a campaign’s contact list as CSV (up to 100,000 rows with per-contact variables), then create the campaign with its id
-         * @description Answers the list’s `id`, which `POST /api/v1/campaigns` takes as `contact_list_id` (instead of `contacts`) for 7 days; a list may start several campaigns. The same file sent again with the same `Idempotency-Key` answers the same list.
+         * @description Answers the list’s `id`, which `POST /api/v1/campaigns` takes as `contact_list_id` (instead of `contacts`) for 7 days; a list may start several campaigns, and is deleted with its rows at `expires_at` or earlier by `DELETE /api/v1/campaigns/contact-lists/{id}`. The same file sent again with the same `Idempotency-Key` answers the same list.
          */
         post: operations["uploadCampaignContactList"];
         delete?: never;
