@@ -7,6 +7,7 @@ import {
   setCarrierCallId,
   writeTranscript,
   type CallStateChange,
+  type EntryRedaction,
   type SequencedEntry,
 } from '../src/domain/calls/store';
 import { closeDeferral } from '../src/domain/calls/deferredPlayback';
@@ -16,6 +17,7 @@ import type { Db } from '../src/platform/db/knex';
 import { callEventId, callEventOf, callPayload, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
 import type { EventType } from '../src/domain/webhooks/events';
 import { servedRecordingUrl } from '../src/domain/recordings/rules';
+import { callRedaction, redactedEventPayload } from '../src/domain/recordings/redactTranscript';
 import type { Config } from '../src/platform/config';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
@@ -83,6 +85,8 @@ export interface TranscriptEntry {
   timestamp: number;
   /** The entry's place in the call's transcript (calls from before sequenced transcripts have none). */
   seq?: number;
+  /** Set here, never by the workflow: what was redacted from `text` before it was written. */
+  redactions?: EntryRedaction[];
 }
 
 /** One caller turn, as the call workflow hands it to `takeMessageTurn`. */
@@ -209,12 +213,12 @@ export function createCallActivities({
 
     /** The whole transcript (calls from before sequenced transcripts; timestamps as ISO strings on the record). */
     async recordTranscript(callId: string, transcript: Array<{ role: string; text: string; timestamp: number }>): Promise<void> {
-      await writeTranscript(db, callId, transcript);
+      await writeTranscript(db, callId, (await callRedaction(db, callId)).entries(transcript));
     },
 
-    /** Adds entries to the call's transcript, merged by `seq` (a retry adds nothing twice). */
+    /** Adds entries to the call's transcript, merged by `seq` (a retry adds nothing twice), redacted as the workspace asks. */
     async appendTranscript(callId: string, entries: SequencedEntry[]): Promise<void> {
-      await appendTranscript(db, callId, entries);
+      await appendTranscript(db, callId, (await callRedaction(db, callId)).entries(entries));
     },
 
     /** The workflow's first step: takes the call over, unless the API already failed it (see `claimCall`). */
@@ -248,17 +252,22 @@ export function createCallActivities({
      */
     async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
       let repliedAt = 0;
+      // The transcript is redacted before it is written; the `message` too when the workspace chose so (the agent then hears the markers).
+      const redaction = await callRedaction(db, call.callId);
+      // Otherwise the agent hears the caller as said, and the event and its delivery are recorded redacted all the same.
+      const said = callPayload(call, {
+        text: turn.said.text,
+        timestamp: turn.said.timestamp,
+        context: turn.context,
+        ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
+      });
+      const redacted = redaction.on ? (redactedEventPayload(redaction, 'message', said) as Record<string, unknown>) : undefined;
       const outcome = await messageTurnAttempt(
         turnDeps,
         {
           ...callEventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),
-          payload: callPayload(call, {
-            text: turn.said.text,
-            timestamp: turn.said.timestamp,
-            context: turn.context,
-            ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
-          }),
+          payload: redaction.inWebhooks && redacted ? redacted : said,
           now: now(),
         },
         { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId },
@@ -268,6 +277,7 @@ export function createCallActivities({
           ...(turn.deferPlayback
             ? { deferral: { callId: call.callId, speakIds: [turn.replySpeakId], speakPrefix: `${turn.speakIdPrefix}-` } }
             : {}),
+          ...(redacted && !redaction.inWebhooks ? { recordedPayload: redacted } : {}),
           // Appended with the attempt's outcome, so the turn carries its own entries rather than the whole transcript.
           transcriptOf: (attempt) => {
             repliedAt = now().getTime();
@@ -277,11 +287,12 @@ export function createCallActivities({
             else if (attempt.replyText !== undefined && attempt.replySpoken)
               entries.push({ role: 'assistant', text: attempt.replyText, timestamp: repliedAt });
             const sequenced = turn.said.seq !== undefined && turn.replySeq !== undefined;
+            const written = redaction.entries(entries);
             return {
               callId: call.callId,
               addition: sequenced
-                ? { sequenced: entries.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })) }
-                : { unsequenced: entries },
+                ? { sequenced: written.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })) }
+                : { unsequenced: written },
             };
           },
         },
@@ -330,10 +341,15 @@ export function createCallActivities({
       key: string | number = '',
     ): Promise<{ eventId: string | null }> {
       // The workflow knows the carrier's recording URL; the event names Switchboard's (src/domain/recordings/rules.ts).
-      const served =
+      let served =
         typeof payload.recording_url === 'string' && config
           ? { ...payload, recording_url: servedRecordingUrl(config.publicBaseUrl, call.callId) }
           : payload;
+      // The agent's reply as the caller heard it, redacted when the workspace redacts webhook payloads.
+      if (type === 'interrupted') {
+        const redaction = await callRedaction(db, call.callId);
+        if (redaction.inWebhooks) served = redactedEventPayload(redaction, type, served) as Record<string, unknown>;
+      }
       return publishCallEvent({ db, temporal, taskQueue, now, egress, secretsKey }, call, type, served, key);
     },
   };

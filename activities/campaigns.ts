@@ -2,6 +2,7 @@ import { settleAttempt, settleCampaignCall, startAttempt, type AttemptRef, type 
 import { dialCampaignCalls, type CallsDialStep } from '../src/domain/campaigns/dial';
 import { dialCampaign, dispatchCampaign, type DialStep, type DispatchStep } from '../src/domain/campaigns/dispatch';
 import type { Client } from '@temporalio/client';
+import type { CampaignCallEnd } from '../workflows/definitions/campaigns';
 import type { Config } from '../src/platform/config';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
@@ -46,8 +47,8 @@ export function createCampaignActivities({
     async dialCampaignCalls(campaignId: string, step: { token: string; atMs: number; notBeforeMs: number }): Promise<CallsDialStep> {
       return dialCampaignCalls(deps(), campaignId, step);
     },
-    async settleCampaignCall(ref: AttemptRef): Promise<void> {
-      await settleCampaignCall(deps(), ref);
+    async settleCampaignCall(ended: CampaignCallEnd): Promise<void> {
+      await settleCampaignCall(deps(), ended);
     },
     async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
       return startAttempt(deps(), ref);

@@ -51,8 +51,8 @@ const recordingCopyFailures = new client.Counter({
   name: 'switchboard_recording_copy_failures_total',
   help:
     'Failed attempts to copy an object of a call into the recordings store, by kind and reason (store_unavailable, ' +
-    'credentials_refused, checksum_mismatch, carrier_refused, store_refused, error: anything else, such as the carrier unreachable); all but the ' +
-    'refusals are retried until the copy is stored (alert on a rate that does not fall)',
+    'credentials_refused, checksum_mismatch, carrier_unavailable, carrier_refused, store_refused, error: anything else); all but the ' +
+    'refusals are retried until the copy is stored (alert on a rate that does not fall; the portal shows each failing call)',
   labelNames: ['kind', 'reason'] as const,
   registers: [workerRegistry],
 });

@@ -1,14 +1,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { CarrierAuthError, CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import {
-  ChecksumMismatchError,
-  RecordingStoreError,
-  StoreCredentialsRefusedError,
-  StoreUnavailableError,
-  type RecordingStore,
-} from '../src/adapters/storage/port';
+import type { RecordingStore } from '../src/adapters/storage/port';
 import { copyCallObject, pendingCopies, type CopyOutcome } from '../src/domain/recordings/copy';
+import {
+  copyFailureReason,
+  forgetCopyFailure,
+  isFinalCopyFailure,
+  openingAtCarrier,
+  recordCopyFailure,
+} from '../src/domain/recordings/copyState';
 import { deleteRecordingAtCarrier, type DeleteAtCarrierOutcome } from '../src/domain/recordings/deleteAtCarrier';
 import type { CallObjectKind } from '../src/domain/recordings/rules';
 import { deleteCallObjectsPastRetention } from '../src/domain/recordings/retention';
@@ -38,16 +39,6 @@ export const SWEEP_BATCH = 100;
 /** Calls whose objects one retention batch deletes, per environment: the workflow asks again while a batch was full. */
 export const RETENTION_BATCH = 100;
 
-/** Why a copy attempt failed, as the metric and the log say it. */
-function reasonOf(err: unknown): string {
-  if (err instanceof StoreUnavailableError) return 'store_unavailable';
-  if (err instanceof StoreCredentialsRefusedError) return 'credentials_refused';
-  if (err instanceof ChecksumMismatchError) return 'checksum_mismatch';
-  if (err instanceof RecordingStoreError) return 'store_refused';
-  if (err instanceof CarrierRejectedError) return 'carrier_refused';
-  return 'error';
-}
-
 /** The durable copy of calls into the recordings store (workflows/recordings.ts; src/domain/recordings). */
 export function createRecordingActivities(deps: RecordingActivityDeps) {
   const { db, recordingStore, carrier, temporal, taskQueue, now } = deps;
@@ -67,19 +58,27 @@ export function createRecordingActivities(deps: RecordingActivityDeps) {
       const beat = setInterval(() => context.heartbeat(), 2_000);
       try {
         const outcome = await copyCallObject(
-          { db, store: recordingStore, openRecording: (request) => carrier.openRecording(request), now },
+          { db, store: recordingStore, openRecording: (request) => openingAtCarrier(() => carrier.openRecording(request)), now },
           input.callId,
           input.kind,
         );
         if (outcome.stored) {
           businessMetrics.recordingCopied(input.kind, recordingStore.kind);
           context.log.info('call object stored', { call_id: input.callId, kind: input.kind, name: outcome.name, size: outcome.size });
+        } else if (outcome.reason === 'not_pending') {
+          // Nothing left to do for it (stored by an earlier run, or no longer wanted): an earlier failure says nothing now.
+          await forgetCopyFailure({ db }, input.callId, input.kind);
         }
         return outcome;
       } catch (err) {
-        const reason = reasonOf(err);
+        const reason = copyFailureReason(err);
         businessMetrics.recordingCopyFailed(input.kind, reason);
-        const final = err instanceof CarrierRejectedError || (err instanceof RecordingStoreError && !err.retryable);
+        const final = isFinalCopyFailure(err);
+        // The copy's state for the API and the portal (a reason class, never the error's words); a database that
+        // cannot take it must not hide the copy's own failure, which is what is retried.
+        await recordCopyFailure({ db, now }, { callId: input.callId, kind: input.kind, error: err }).catch((stateErr: unknown) =>
+          context.log.warn('copy failure not recorded', { call_id: input.callId, kind: input.kind, error: (stateErr as Error).message }),
+        );
         context.log.warn('call object not stored', {
           call_id: input.callId,
           kind: input.kind,

@@ -23,7 +23,8 @@ import { intFromEnv } from '../src/platform/config';
 import { createTenant, startHarness } from '../test/support/harness';
 import { post } from '../src/domain/billing/ledger';
 import { waitUntil } from './support/async';
-import { cpuSeconds, listeningPid, portOf, processCpuMs } from './support/cpu';
+import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
+import { cpuTrace, firstToLast, perDial } from './campaigns/cpuTrace';
 import { countQueries } from './support/queries';
 import { createCurrentSecret, sealingKeyOf } from '../src/domain/lines/secrets';
 import { startStubEndpoint } from './support/receivers';
@@ -34,6 +35,7 @@ import { achievedPace, dialLog, dialOverhead, lostAndDuplicates } from './campai
 import { callsDueAt, historySizes, temporalCeiling } from './campaigns/temporal';
 
 const POOL_LINES = 50;
+const TRACE_WINDOW_MS = 60_000;
 
 function argument(name: string, env: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -98,6 +100,7 @@ async function main(): Promise<number> {
       await createCurrentSecret(h.db, sealingKeyOf(h.config), line.id, new Date());
     }
     const numbers = callees(contacts);
+    const calleeSet = new Set(numbers);
     const calls = h.simulator.state.calls;
     for (const [i, to] of numbers.entries()) {
       const kind = i % 10;
@@ -126,10 +129,18 @@ async function main(): Promise<number> {
     const campaignId: string = created.body.campaign.id;
     const expectedMs = (contacts / pace) * 60_000;
     let status = '';
+    // Each minute: the dials of that minute and what they cost, so a dial that gets dearer as the run grows shows.
+    const trace = cpuTrace({ temporalPid: serverPid, postgresCpuMs: () => postgresCpuMs(Number(new URL(stack.databaseUrl).port)) });
+    let windowEnds = Date.now() + TRACE_WINDOW_MS;
     await waitUntil(
       'the campaign to complete',
       async () => {
         status = (await h.db('campaigns').where({ id: campaignId }).first('status')).status;
+        if (Date.now() >= windowEnds || status === 'completed') {
+          windowEnds = Date.now() + TRACE_WINDOW_MS;
+          const window = trace.sample(dialLog(h.simulator.state, calleeSet).calls.length);
+          if (window) log(perDial(window));
+        }
         return status === 'completed';
       },
       expectedMs * 3 + 120_000,
@@ -140,7 +151,7 @@ async function main(): Promise<number> {
     const serverCpuMs = (processCpuMs(serverPid) ?? NaN) - (serverCpu0 ?? NaN);
     log(`campaign ${status}`);
 
-    const dials = dialLog(h.simulator.state, new Set(numbers));
+    const dials = dialLog(h.simulator.state, calleeSet);
     const achieved = achievedPace(dials);
     const { unfinished, lost, duplicates } = await lostAndDuplicates(h.db, campaignId, dials);
     const overhead = dialOverhead(await callsDueAt(h.temporal, h.config.taskQueue), dials);
@@ -178,6 +189,7 @@ async function main(): Promise<number> {
           'CPU s a dial: bench process / Temporal',
           `${fmt(cpu / dials.calls.length, 3)} / ${fmt(serverCpuMs / 1000 / dials.calls.length, 3)}`,
         ],
+        ['CPU s a dial, all three (bench, Temporal, Postgres): first → last minute', firstToLast(trace.windows())],
         [
           'Temporal ceiling: one-activity workflows/s × events each = events/s',
           `${fmt(ceiling.workflowsPerSecond, 1)} × ${ceiling.eventsPerWorkflow} = ${fmt(ceiling.eventsPerSecond, 0)}`,

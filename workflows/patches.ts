@@ -175,6 +175,19 @@ export const patches = {
   voicemailAfterGreeting: 'voicemail-after-greeting',
 
   /**
+   * Issue 31: a campaign's call (placed with `onMachine`) that the carrier's detection says a fax answered
+   * (`machine_kind: fax` on `call.answered` or `call.machine_detection`) hangs up at once (`answering_machine`): no
+   * disclosure, no voicemail message, no wait for a greeting end that a fax never reports (`answerMachine`,
+   * workflows/calls/machine.ts). Before it, such a call waited out `GREETING_END_WAIT` (30 s) and spoke its voicemail
+   * message to the fax. Asked only by campaign calls a fax answered: a call without the marker replays as before.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), replace the `patched` call in
+   * `faxAnswered` with `deprecatePatch`, and drop the id a release later.
+   * Recorded with it: callWorkflow.v13-fax-hung-up.
+   */
+  faxHangsUp: 'campaign-fax-hangs-up',
+
+  /**
    * Issue 31 (durable at scale): a campaign's dispatcher dials a step's claimed contacts in one local activity
    * (`dialCampaign`: the claim, then each attempt workflow started by the client with a start delay of its place in the
    * pace), then sleeps once until the step's last dial plus a spacing. Before it, the dispatcher started each attempt as a

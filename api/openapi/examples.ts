@@ -163,6 +163,9 @@ export function exampleOf(raw: object, field?: string): unknown {
     const first = ((schema.oneOf ?? schema.anyOf) as Schema[])[0];
     return exampleOf({ ...schema, oneOf: undefined, anyOf: undefined, ...resolve(first) }, field);
   }
+  // An object made of others (`{allOf: [Call, {recording_storage}]}`): each part's fields together.
+  if (Array.isArray(schema.allOf) && !schema.properties)
+    return Object.assign({}, ...(schema.allOf as Schema[]).map((part) => exampleOf(part, field)).filter((e) => e && typeof e === 'object'));
   if ('default' in schema) return schema.default;
   const types = typesOf(schema);
   const candidates = field ? (FIELD_CHOICES[field] ?? (field in FIELD_VALUES ? [FIELD_VALUES[field]] : [])) : [];

@@ -18,6 +18,12 @@ import {
 } from '../../src/domain/lines/numberChoice';
 import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
+import {
+  CUSTOM_PATTERN_MAX_LENGTH,
+  CUSTOM_RULE_NAME_PATTERN,
+  CUSTOM_RULES_MAX,
+  REDACTION_KINDS,
+} from '../../src/domain/recordings/redactionSettings';
 import { SETTABLE_TIERS } from '../../src/domain/keys/tiers';
 import { BUILT_IN_TOOLS, TOOL_LIMITS, TOOL_TYPES } from '../../src/domain/tools/declarations';
 
@@ -313,6 +319,51 @@ export const grant = {
   },
 };
 
+/** `recordings.redaction` (issue 32 item 5; src/domain/recordings/redactionSettings.ts, docs/decisions/recordings.md "Redaction"). */
+export const redactionFields = {
+  kinds: {
+    type: 'array',
+    uniqueItems: true,
+    items: { type: 'string', enum: [...REDACTION_KINDS] },
+    description:
+      'The personal data replaced by `[REDACTED:<kind>]` in every transcript entry before it is stored: `card_number` (13-19 digits, Luhn-checked), ' +
+      '`us_ssn` (NNN-NN-NNNN, numbers the SSA never issues excluded), `email`, `phone_number` (national numbers read as the line’s country). None by default',
+    example: ['card_number', 'us_ssn'],
+  },
+  custom: {
+    type: 'array',
+    maxItems: CUSTOM_RULES_MAX,
+    description:
+      'Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than ' +
+      `${CUSTOM_PATTERN_MAX_LENGTH} characters, uses a backreference, repeats a group holding an unbounded quantifier (\`(a+)+\`) or matches empty text is refused 422 naming the field. ` +
+      'A rule that takes more than 50 ms on an entry redacts the whole entry',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'pattern'],
+      properties: {
+        name: {
+          type: 'string',
+          pattern: CUSTOM_RULE_NAME_PATTERN,
+          description: 'The kind its redactions are recorded under; not a built-in kind',
+        },
+        pattern: { type: 'string', minLength: 1, maxLength: CUSTOM_PATTERN_MAX_LENGTH, example: 'ORD-\\d{6}' },
+      },
+    },
+  },
+  webhooks: {
+    type: 'boolean',
+    description:
+      'Also redact webhook payloads: the caller’s words in `message` (`text` and `context`, so the agent hears them redacted) and `interrupted`’s `partial_response_text`. Off by default',
+  },
+};
+export const REDACTION_SETTINGS = {
+  type: 'object',
+  additionalProperties: false,
+  properties: redactionFields,
+  description:
+    'What is redacted from transcripts before they are stored (and, with `webhooks`, from webhook payloads). Replaced whole by a PATCH: the fields it omits take their defaults',
+};
 /**
  * The recordings settings of a workspace's environment (issue 32; src/domain/recordings/rules.ts): one object, so
  * later settings join it. A PATCH changes the fields it names and keeps the others.
@@ -329,6 +380,7 @@ export const recordingSettingsFields = {
     maximum: 36_500,
     description:
       'Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, ' +
+      'with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, ' +
       'except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field',
   }),
   delete_at_carrier: {
@@ -336,6 +388,7 @@ export const recordingSettingsFields = {
     description:
       'Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention',
   },
+  redaction: REDACTION_SETTINGS,
 };
 export const RECORDINGS_SETTINGS = {
   type: 'object',

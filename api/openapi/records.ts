@@ -6,10 +6,21 @@ import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rul
 import { NUMBER_CRITERIA, NUMBER_SOURCES, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
-import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, recordingSettingsFields, uuid } from './fields';
+import {
+  agentKeyWritable,
+  dateTime,
+  grant,
+  lineWritableFields,
+  nullable,
+  recordingSettingsFields,
+  REDACTION_SETTINGS,
+  redactionFields,
+  uuid,
+} from './fields';
 import { TIERS } from '../../src/domain/keys/tiers';
 import { CALLING_DAYS } from '../../src/domain/callingHours/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { CALL_OBJECT_KINDS, COPY_FAILURE_REASONS, RECORDING_STORAGE_STATES } from '../../src/domain/recordings/rules';
 
 /**
  * The records the API returns, as JSON Schema (OpenAPI 3.1). Each lists as `required` every
@@ -297,6 +308,20 @@ export const recordSchemas: Record<string, object> = {
               '`dtmf` on the agent’s key presses (`POST /calls/{id}/press`); `tool` on a tool the model called (`text` is its name)',
           },
           tool: { $ref: '#/components/schemas/ToolCall' },
+          redactions: {
+            type: 'array',
+            minItems: 1,
+            description:
+              'Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept',
+            items: record({
+              kind: {
+                type: 'string',
+                description: 'A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name',
+              },
+              start: { type: 'integer', minimum: 0, description: 'Where the marker `[REDACTED:<kind>]` starts in `text`' },
+              length: { type: 'integer', minimum: 1, description: 'The marker’s length' },
+            }),
+          },
         },
       },
     },
@@ -317,6 +342,44 @@ export const recordSchemas: Record<string, object> = {
     },
     created_at: dateTime,
   }),
+  RecordingStorage: record(
+    {
+      state: {
+        type: 'string',
+        enum: [...RECORDING_STORAGE_STATES],
+        description:
+          '`none`: nothing to store (no recording, no transcript yet); `pending`: being copied; `retrying`: an attempt failed and the copy is ' +
+          'retried until the store takes it (`last_failure` says why); `failed`: refused for good (the carrier has no such recording, or the ' +
+          'store refused the request), tried again within the week; `stored`: everything is stored and verified; `deleted`: deleted by the retention',
+      },
+      objects: {
+        type: 'array',
+        description: 'The objects the store holds, each verified (size and SHA-256 read back)',
+        items: record({
+          kind: { type: 'string', enum: [...CALL_OBJECT_KINDS] },
+          size_bytes: { type: 'integer', minimum: 0 },
+          stored_at: dateTime,
+        }),
+      },
+      attempts: { type: 'integer', minimum: 0, description: 'Failed attempts since the copy began failing; 0 when it is not' },
+      failing_since: { ...nullableDateTime, description: 'When the copy began failing; null when it is not' },
+      last_failure: nullable(
+        record({
+          kind: { type: 'string', enum: [...CALL_OBJECT_KINDS], description: 'The object whose copy failed' },
+          reason: {
+            type: 'string',
+            enum: [...COPY_FAILURE_REASONS],
+            description:
+              'A class, never the store’s or carrier’s words: `store_unavailable`, `credentials_refused` (the store refused them), ' +
+              '`checksum_mismatch`, `carrier_unavailable` (retried); `carrier_refused`, `store_refused` (final); `error`',
+          },
+          at: dateTime,
+        }),
+      ),
+      deleted_at: { ...nullableDateTime, description: 'When the retention deleted the call’s objects (`deleted`)' },
+    },
+    'Where the copy of the call’s recording, transcript and (if chosen) events into the operator’s store stands',
+  ),
   ToolCall: record({
     id: { type: 'string', description: 'The model’s id of the call' },
     name: { type: 'string', description: 'The tool’s name (a built-in’s type)' },
@@ -432,7 +495,13 @@ export const recordSchemas: Record<string, object> = {
       },
     }),
     recordings: record(
-      recordingSettingsFields,
+      {
+        ...recordingSettingsFields,
+        redaction: record(
+          { ...redactionFields, custom: { ...redactionFields.custom, items: record(redactionFields.custom.items.properties) } },
+          REDACTION_SETTINGS.description,
+        ),
+      },
       'What is kept of each call in the operator’s recordings store, besides its recording and transcript',
     ),
   }),

@@ -42,6 +42,8 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
     'end',
     'day.',
   ]),
+  '/portal/settings/legal-holds': env('recordings.legal_hold_placed', 'Placed a legal hold', ['call_id', 'phone_number', 'reason']),
+  '/portal/settings/legal-holds/:id/release': env('recordings.legal_hold_released', 'Released a legal hold'),
   '/portal/security/two-factor': ws('two_factor.setup_started', 'Began setting up two-factor sign-in'),
   '/portal/security/two-factor/confirm': ws('two_factor.enabled', 'Turned on two-factor sign-in'),
   '/portal/security/two-factor/remove': ws('two_factor.disabled', 'Turned off two-factor sign-in'),

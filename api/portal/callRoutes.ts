@@ -8,6 +8,8 @@ import { CALL_DIRECTIONS, CALL_STATUSES } from '../../src/domain/calls/rules';
 import { sendCallRecording } from '../recordings';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { numberMatchOf } from '../../src/domain/search/rules';
+import { holdsCoveringCall } from '../../src/domain/recordings/store';
+import { recordingStorageOfCall } from '../../src/domain/recordings/copyState';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { refuse } from './answer';
@@ -56,7 +58,7 @@ export async function callOf(deps: AppDeps, operator: Operator, id: string): Pro
 async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
   const outcome = await callTimeline(deps.db, tenantOf(operator), id, TIMELINE_WORDS, deps.config.publicBaseUrl);
   if (!outcome.ok) throw callNotFound();
-  return outcome;
+  return { ...outcome, storage: await recordingStorageOfCall(deps, outcome.call) };
 }
 
 /** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
@@ -92,7 +94,13 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     const view = await callViewOf(deps, operator, ctx.params.id);
     const mayHangUp = roleAllows(operator, 'calls:control');
     const campaign = await campaignOfCall(deps.db, actorOf(operator), view.call.id);
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp, campaign));
+    // Legal holds are for the roles that manage them (keys:admin), as `/api/v1/legal-holds` is.
+    const holds = roleAllows(operator, 'keys:admin') ? await holdsCoveringCall(deps.db, view.call.id) : undefined;
+    sendPage(
+      ctx,
+      200,
+      callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp, campaign, holds),
+    );
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {

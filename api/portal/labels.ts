@@ -18,6 +18,7 @@ import { NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { COPY_FAILURE_REASONS, RECORDING_STORAGE_STATES } from '../../src/domain/recordings/rules';
 
 /**
  * Every vocabulary the portal shows a person, as that person reads it (issue 30, item 7): one mapping per vocabulary,
@@ -97,6 +98,27 @@ export const DELIVERY_STATUS_LABELS: Vocabulary<(typeof DELIVERY_STATUSES)[numbe
   success: { label: 'Delivered', tone: 'ok' },
   failed: { label: 'Failed', tone: 'bad' },
   pending: { label: 'Pending', tone: 'active' },
+};
+
+/** Where a call's copy into the operator's store stands (`recording_storage.state`, issue 32). */
+export const RECORDING_STORAGE_LABELS: Vocabulary<(typeof RECORDING_STORAGE_STATES)[number], StateWords> = {
+  none: { label: 'Nothing to store', tone: 'neutral' },
+  pending: { label: 'Pending', tone: 'active' },
+  retrying: { label: 'Retrying', tone: 'warn' },
+  failed: { label: 'Failed', tone: 'bad' },
+  stored: { label: 'Stored', tone: 'ok' },
+  deleted: { label: 'Deleted by the retention', tone: 'neutral' },
+};
+
+/** Why the copy into the operator's store failed (`recording_storage.last_failure.reason`, the metric's `reason`). */
+export const COPY_FAILURE_REASON_LABELS: Vocabulary<(typeof COPY_FAILURE_REASONS)[number]> = {
+  store_unavailable: 'The store is unreachable or not answering',
+  credentials_refused: 'The store refuses the credentials',
+  checksum_mismatch: 'The store holds other bytes than were written',
+  carrier_unavailable: 'The carrier’s recording could not be fetched',
+  carrier_refused: 'The carrier refused to hand over the recording',
+  store_refused: 'The store refused the request',
+  error: 'An unexpected error',
 };
 
 export const MESSAGE_STATUS_LABELS: Vocabulary<(typeof MESSAGE_STATUSES)[number], StateWords> = {
@@ -321,6 +343,7 @@ export const BADGE_VOCABULARIES: ReadonlyArray<Readonly<Record<string, StateWord
   CAMPAIGN_STATUS_LABELS,
   CONTACT_STATUS_LABELS,
   CONTACT_OUTCOME_LABELS,
+  RECORDING_STORAGE_LABELS,
 ];
 
 export const STATE_WORDS: ReadonlyMap<string, StateWords> = new Map(BADGE_VOCABULARIES.flatMap((vocabulary) => Object.entries(vocabulary)));

@@ -141,7 +141,9 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   getOperatorPage(router, '/portal/settings', deps, async (ctx, operator) => {
-    sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings'), await settingsInput(deps, operator)));
+    // A call's page links here to place a hold on it: its id comes filled in.
+    const holdForm = typeof ctx.query.hold_call_id === 'string' ? { call_id: ctx.query.hold_call_id } : undefined;
+    sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings'), { ...(await settingsInput(deps, operator)), holdForm }));
   });
 
   postOperatorForm(router, '/portal/settings/password', deps, async (ctx, { form, operator }) => {

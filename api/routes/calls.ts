@@ -33,6 +33,7 @@ import {
 import { clearTransferDestination } from '../../src/domain/calls/transfer';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { recordingStorageOfCall } from '../../src/domain/recordings/copyState';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
 import {
   DEFAULT_RESPONSE_TIMEOUT_SECONDS,
@@ -290,6 +291,10 @@ async function transfer(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
 const callBody = fields({ call: ref('Call') });
+/** `GET /calls/{id}`: the call record and where its copy into the operator's store stands (one call: a few reads more). */
+const callWithStorageBody = fields({
+  call: { allOf: [ref('Call'), fields({ recording_storage: ref('RecordingStorage') })] },
+});
 const busyResponses = {
   '429': errorResponse('`rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After`'),
   '503': errorResponse('`service_unavailable`: the call service is unreachable or overloaded; `Retry-After`'),
@@ -391,10 +396,19 @@ export function callRoutes(): RouteDef[] {
         summary: 'One call, with its transcript',
         tags: ['calls'],
         parameters: [callIdParam],
-        responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') },
+        description:
+          'Beyond the call record, `recording_storage`: where the copy of its recording and transcript into the operator’s store stands ' +
+          '(a store that is down or refuses the credentials delays it: `retrying`, with the reason and the attempts so far).',
+        responses: {
+          '200': jsonResponse('`{call}` with `recording_storage`', callWithStorageBody),
+          '404': errorResponse('`call_not_found`'),
+        },
       },
       handler: async (ctx, deps) => {
-        ctx.body = { call: toCallRecord(await findCall(ctx, deps), deps.config.publicBaseUrl) };
+        const row = await findCall(ctx, deps);
+        ctx.body = {
+          call: { ...toCallRecord(row, deps.config.publicBaseUrl), recording_storage: await recordingStorageOfCall(deps, row) },
+        };
       },
     },
     {

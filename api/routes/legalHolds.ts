@@ -7,7 +7,13 @@ import { phoneNumber } from '../openapi/fields';
 import { arrayOf, boundedListParams, errorResponse, fields, jsonRequestBody, jsonResponse, ref, total } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
 import type { PathParameter, RouteDef } from '../routeTable';
-import { LEGAL_HOLD_REASON_MAX_LENGTH, placeLegalHold, releaseLegalHold, toLegalHoldRecord } from '../../src/domain/recordings/legalHolds';
+import {
+  LEGAL_HOLD_REASON_MAX_LENGTH,
+  placeLegalHold,
+  releaseLegalHold,
+  toLegalHoldRecord,
+  type HoldSubject,
+} from '../../src/domain/recordings/legalHolds';
 import { legalHoldsOf } from '../../src/domain/recordings/store';
 
 /** An unknown hold id, another tenant's, and one that cannot be an id at all answer alike. */
@@ -19,7 +25,22 @@ const holdIdParam: PathParameter = {
   schema: { type: 'string', format: 'uuid' },
   'x-not-found': holdNotFound,
 };
-const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
+/**
+ * What a hold names, from a request's `call_id` and `phone_number` (the API's body, the portal's form): exactly one of
+ * them, else 422 naming both; the number in E.164, else 422 naming it. The call is checked by `placeLegalHold`.
+ */
+export function holdSubjectOrFail(body: { call_id?: string; phone_number?: string }): HoldSubject {
+  if ((body.call_id === undefined) === (body.phone_number === undefined)) {
+    const message = 'Name exactly one of call_id and phone_number';
+    throw errors.validation([
+      { field: 'call_id', message },
+      { field: 'phone_number', message },
+    ]);
+  }
+  return body.call_id !== undefined ? { callId: body.call_id } : { phoneNumber: phoneOrFail(body.phone_number!) };
+}
+
+export const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
 
 /** Holds keep recordings from the retention: workspace-wide compliance, so an unrestricted owner or admin key only. */
 const adminAuth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
@@ -28,15 +49,7 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await assertUnrestrictedAdminKey(deps, principal, 'legal holds');
   const body = ctx.state.body as { call_id?: string; phone_number?: string; reason: string };
-  if ((body.call_id === undefined) === (body.phone_number === undefined)) {
-    const message = 'Name exactly one of call_id and phone_number';
-    throw errors.validation([
-      { field: 'call_id', message },
-      { field: 'phone_number', message },
-    ]);
-  }
-  const subject = body.call_id !== undefined ? { callId: body.call_id } : { phoneNumber: phoneOrFail(body.phone_number!) };
-  const outcome = await placeLegalHold(deps, { ...principal, keyId: principal.key.id }, subject, body.reason);
+  const outcome = await placeLegalHold(deps, { ...principal, keyId: principal.key.id }, holdSubjectOrFail(body), body.reason);
   if (!outcome.ok) throw callNotFound();
   ctx.status = 201;
   ctx.body = { legal_hold: toLegalHoldRecord(outcome.hold) };

@@ -703,7 +703,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One call, with its transcript */
+        /**
+         * One call, with its transcript
+         * @description Beyond the call record, `recording_storage`: where the copy of its recording and transcript into the operator’s store stands (a store that is down or refuses the credentials delays it: `retrying`, with the reason and the attempts so far).
+         */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -1783,6 +1786,15 @@ export interface components {
                  */
                 kind?: "dtmf" | "tool";
                 tool?: components["schemas"]["ToolCall"];
+                /** @description Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept */
+                redactions?: {
+                    /** @description A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name */
+                    kind: string;
+                    /** @description Where the marker `[REDACTED:<kind>]` starts in `text` */
+                    start: number;
+                    /** @description The marker’s length */
+                    length: number;
+                }[];
             }[] | null;
             system_prompt: string | null;
             begin_message: string | null;
@@ -1796,6 +1808,48 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description Where the copy of the call’s recording, transcript and (if chosen) events into the operator’s store stands */
+        RecordingStorage: {
+            /**
+             * @description `none`: nothing to store (no recording, no transcript yet); `pending`: being copied; `retrying`: an attempt failed and the copy is retried until the store takes it (`last_failure` says why); `failed`: refused for good (the carrier has no such recording, or the store refused the request), tried again within the week; `stored`: everything is stored and verified; `deleted`: deleted by the retention
+             * @enum {string}
+             */
+            state: "none" | "pending" | "retrying" | "failed" | "stored" | "deleted";
+            /** @description The objects the store holds, each verified (size and SHA-256 read back) */
+            objects: {
+                /** @enum {string} */
+                kind: "recording" | "transcript" | "events";
+                size_bytes: number;
+                /** Format: date-time */
+                stored_at: string;
+            }[];
+            /** @description Failed attempts since the copy began failing; 0 when it is not */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the copy began failing; null when it is not
+             */
+            failing_since: string | null;
+            last_failure: {
+                /**
+                 * @description The object whose copy failed
+                 * @enum {string}
+                 */
+                kind: "recording" | "transcript" | "events";
+                /**
+                 * @description A class, never the store’s or carrier’s words: `store_unavailable`, `credentials_refused` (the store refused them), `checksum_mismatch`, `carrier_unavailable` (retried); `carrier_refused`, `store_refused` (final); `error`
+                 * @enum {string}
+                 */
+                reason: "store_unavailable" | "credentials_refused" | "checksum_mismatch" | "carrier_unavailable" | "carrier_refused" | "store_refused" | "error";
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the retention deleted the call’s objects (`deleted`)
+             */
+            deleted_at: string | null;
         };
         ToolCall: {
             /** @description The model’s id of the call */
@@ -1968,10 +2022,30 @@ export interface components {
             recordings: {
                 /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                 store_events: boolean;
-                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                 retention_days: number | null;
                 /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                 delete_at_carrier: boolean;
+                /** @description What is redacted from transcripts before they are stored (and, with `webhooks`, from webhook payloads). Replaced whole by a PATCH: the fields it omits take their defaults */
+                redaction: {
+                    /**
+                     * @description The personal data replaced by `[REDACTED:<kind>]` in every transcript entry before it is stored: `card_number` (13-19 digits, Luhn-checked), `us_ssn` (NNN-NN-NNNN, numbers the SSA never issues excluded), `email`, `phone_number` (national numbers read as the line’s country). None by default
+                     * @example [
+                     *       "card_number",
+                     *       "us_ssn"
+                     *     ]
+                     */
+                    kinds: ("card_number" | "us_ssn" | "email" | "phone_number")[];
+                    /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                    custom: {
+                        /** @description The kind its redactions are recorded under; not a built-in kind */
+                        name: string;
+                        /** @example ORD-\d{6} */
+                        pattern: string;
+                    }[];
+                    /** @description Also redact webhook payloads: the caller’s words in `message` (`text` and `context`, so the agent hears them redacted) and `interrupted`’s `partial_response_text`. Off by default */
+                    webhooks: boolean;
+                };
             };
         };
         UsageDay: {
@@ -4031,7 +4105,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -7886,7 +7967,20 @@ export interface operations {
                      *       "recordings": {
                      *         "store_events": true,
                      *         "retention_days": 1,
-                     *         "delete_at_carrier": true
+                     *         "delete_at_carrier": true,
+                     *         "redaction": {
+                     *           "kinds": [
+                     *             "card_number",
+                     *             "us_ssn"
+                     *           ],
+                     *           "custom": [
+                     *             {
+                     *               "name": "example",
+                     *               "pattern": "ORD-\\d{6}"
+                     *             }
+                     *           ],
+                     *           "webhooks": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -7992,7 +8086,20 @@ export interface operations {
                  *       "recordings": {
                  *         "store_events": true,
                  *         "retention_days": 1,
-                 *         "delete_at_carrier": true
+                 *         "delete_at_carrier": true,
+                 *         "redaction": {
+                 *           "kinds": [
+                 *             "card_number",
+                 *             "us_ssn"
+                 *           ],
+                 *           "custom": [
+                 *             {
+                 *               "name": "example",
+                 *               "pattern": "ORD-\\d{6}"
+                 *             }
+                 *           ],
+                 *           "webhooks": true
+                 *         }
                  *       }
                  *     }
                  */
@@ -8036,10 +8143,30 @@ export interface operations {
                     recordings?: {
                         /** @description Also keep each call’s events (the webhook events it raised, as sent) as JSON beside its recording and transcript; off by default */
                         store_events?: boolean;
-                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
+                        /** @description Days each call’s stored recording, transcript and events are kept (from when they were stored); a daily schedule deletes older ones, with the call’s `transcript` (then null) and what was said in its `message`, `interrupted` and `tool_called` events and their delivery attempts, except calls on legal hold (`/api/v1/legal-holds`). Null (the default): kept for ever. Under 1 or not a whole number is refused 422 naming the field */
                         retention_days?: number | null;
                         /** @description Delete each recording at the carrier once the recordings store holds a verified copy of it (never before); afterwards it is served from the store only. Off by default: the carrier keeps its copy for its own retention */
                         delete_at_carrier?: boolean;
+                        /** @description What is redacted from transcripts before they are stored (and, with `webhooks`, from webhook payloads). Replaced whole by a PATCH: the fields it omits take their defaults */
+                        redaction?: {
+                            /**
+                             * @description The personal data replaced by `[REDACTED:<kind>]` in every transcript entry before it is stored: `card_number` (13-19 digits, Luhn-checked), `us_ssn` (NNN-NN-NNNN, numbers the SSA never issues excluded), `email`, `phone_number` (national numbers read as the line’s country). None by default
+                             * @example [
+                             *       "card_number",
+                             *       "us_ssn"
+                             *     ]
+                             */
+                            kinds?: ("card_number" | "us_ssn" | "email" | "phone_number")[];
+                            /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                            custom?: {
+                                /** @description The kind its redactions are recorded under; not a built-in kind */
+                                name: string;
+                                /** @example ORD-\d{6} */
+                                pattern: string;
+                            }[];
+                            /** @description Also redact webhook payloads: the caller’s words in `message` (`text` and `context`, so the agent hears them redacted) and `interrupted`’s `partial_response_text`. Off by default */
+                            webhooks?: boolean;
+                        };
                     };
                 };
             };
@@ -8067,7 +8194,20 @@ export interface operations {
                      *       "recordings": {
                      *         "store_events": true,
                      *         "retention_days": 1,
-                     *         "delete_at_carrier": true
+                     *         "delete_at_carrier": true,
+                     *         "redaction": {
+                     *           "kinds": [
+                     *             "card_number",
+                     *             "us_ssn"
+                     *           ],
+                     *           "custom": [
+                     *             {
+                     *               "name": "example",
+                     *               "pattern": "ORD-\\d{6}"
+                     *             }
+                     *           ],
+                     *           "webhooks": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -10205,7 +10345,14 @@ export interface operations {
                      *                 "arguments": {},
                      *                 "result": "example",
                      *                 "error": "example"
-                     *               }
+                     *               },
+                     *               "redactions": [
+                     *                 {
+                     *                   "kind": "example",
+                     *                   "start": 1,
+                     *                   "length": 1
+                     *                 }
+                     *               ]
                      *             }
                      *           ],
                      *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -10489,7 +10636,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -10733,7 +10887,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{call}` */
+            /** @description `{call}` with `recording_storage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10769,7 +10923,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -10797,12 +10958,32 @@ export interface operations {
                      *             "timeout_ms": 5000
                      *           }
                      *         ],
-                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_storage": {
+                     *           "state": "none",
+                     *           "objects": [
+                     *             {
+                     *               "kind": "recording",
+                     *               "size_bytes": 1,
+                     *               "stored_at": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "attempts": 1,
+                     *           "failing_since": "2026-01-15T09:30:00.000Z",
+                     *           "last_failure": {
+                     *             "kind": "recording",
+                     *             "reason": "store_unavailable",
+                     *             "at": "2026-01-15T09:30:00.000Z"
+                     *           },
+                     *           "deleted_at": "2026-01-15T09:30:00.000Z"
+                     *         }
                      *       }
                      *     }
                      */
                     "application/json": {
-                        call: components["schemas"]["Call"];
+                        call: components["schemas"]["Call"] & {
+                            recording_storage: components["schemas"]["RecordingStorage"];
+                        };
                     };
                 };
             };
@@ -11088,7 +11269,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -11385,7 +11573,14 @@ export interface operations {
                      *               "arguments": {},
                      *               "result": "example",
                      *               "error": "example"
-                     *             }
+                     *             },
+                     *             "redactions": [
+                     *               {
+                     *                 "kind": "example",
+                     *                 "start": 1,
+                     *                 "length": 1
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
+import type { AnsweredBy, MachineKind } from '../../src/adapters/carrier/callbacks/wire';
 
 /**
  * What the simulated carrier knows about a call: the records its control API shows, and the live
@@ -39,6 +39,8 @@ export interface CallRecord {
   machine_detection: boolean;
   /** Who answered, when detection was asked (the destination's configured `answered_by`, else `human`). */
   answered_by: AnsweredBy | null;
+  /** With `answered_by: machine`: `fax` when a fax answered (the destination's `answered_by: fax`), else null. */
+  machine_kind: MachineKind | null;
   /** Placed with `greeting_end_detection`: who answered follows the answer, and a machine's greeting end is reported. */
   greeting_end_detection: boolean;
   /** When a machine's greeting ended (its beep): what is said from then on is what it records. */
@@ -134,6 +136,7 @@ export function newLiveCall(start: {
       ended_at: null,
       machine_detection: start.machineDetection,
       answered_by: null,
+      machine_kind: null,
       greeting_end_detection: start.greetingEndDetection === true,
       greeting_ended_at: null,
       transfer: null,

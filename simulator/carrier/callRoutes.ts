@@ -5,8 +5,7 @@ import type { CallbackSender } from '../delivery';
 import { answer, badRequest, E164, readJson } from '../http';
 import type { CallSimulatorState } from './calls';
 import { wavRecording } from './recording';
-import { DEFAULT_RING_MS, type DestinationSetting } from './destinations';
-import { ANSWERED_BY, type AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
+import { ANSWERERS, DEFAULT_RING_MS, type Answerer, type DestinationSetting } from './destinations';
 
 /** The carrier's call API (`/carrier/v1/calls...`), its recordings, and its control API (`/control/calls...`). */
 
@@ -163,8 +162,8 @@ function parseSetting(body: Record<string, unknown>, depth: number): Destination
   const inRange = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_RING_MS;
   if (ringMs !== undefined && !inRange(ringMs)) return `ring_ms must be an integer from 0 to ${MAX_RING_MS}`;
   if (hangUpAfterMs !== undefined && !inRange(hangUpAfterMs)) return `hang_up_after_ms must be an integer from 0 to ${MAX_RING_MS}`;
-  if (answeredBy !== undefined && !(ANSWERED_BY as readonly unknown[]).includes(answeredBy))
-    return `answered_by must be one of ${ANSWERED_BY.join(', ')}`;
+  if (answeredBy !== undefined && !(ANSWERERS as readonly unknown[]).includes(answeredBy))
+    return `answered_by must be one of ${ANSWERERS.join(', ')}`;
   let next: DestinationSetting | undefined;
   if (then !== undefined) {
     if (depth >= MAX_THEN_DEPTH) return `then may be nested at most ${MAX_THEN_DEPTH} deep`;
@@ -176,7 +175,7 @@ function parseSetting(body: Record<string, unknown>, depth: number): Destination
   return {
     outcome,
     ringMs: (ringMs as number | undefined) ?? DEFAULT_RING_MS,
-    ...(answeredBy !== undefined ? { answeredBy: answeredBy as AnsweredBy } : {}),
+    ...(answeredBy !== undefined ? { answeredBy: answeredBy as Answerer } : {}),
     ...(hangUpAfterMs !== undefined ? { hangUpAfterMs: hangUpAfterMs as number } : {}),
     ...(next ? { then: next } : {}),
   };
@@ -185,7 +184,7 @@ function parseSetting(body: Record<string, unknown>, depth: number): Destination
 type SettingOnWire = {
   outcome: string;
   ring_ms: number;
-  answered_by: AnsweredBy | null;
+  answered_by: Answerer | null;
   hang_up_after_ms: number | null;
   then?: SettingOnWire;
 };

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '../../src/platform/logger';
 import { deliveryOptions, type CallbackSender, type DeliveryOptions } from '../delivery';
-import type { AnsweredBy, CarrierCallEvent } from '../../src/adapters/carrier/callbacks/wire';
+import type { AnsweredBy, CarrierCallEvent, MachineKind } from '../../src/adapters/carrier/callbacks/wire';
 import { CallEvents } from './callEvents';
 import {
   inMediaPath,
@@ -12,7 +12,7 @@ import {
   type SpeechRecord,
   type TransferRecord,
 } from './callRecords';
-import { DEFAULT_RING_MS, placedCallPlan, transferPlan, type DestinationSetting } from './destinations';
+import { DEFAULT_RING_MS, placedCallPlan, transferPlan, type Answerer, type DestinationSetting } from './destinations';
 import { DEFAULT_WORDS_PER_SECOND, Playback } from './playback';
 
 /**
@@ -32,6 +32,11 @@ export const MACHINE_GREETING_MS = 1_500;
 /** How long one DTMF tone (with its gap) takes, and a `w` pause. */
 const DTMF_TONE_MS = 100;
 const DTMF_PAUSE_MS = 500;
+
+/** Who answered, as the detection reports it: `answered_by`, and `machine_kind` for a fax. */
+function whoAnswered(call: LiveCall): { answered_by: AnsweredBy; machine_kind?: MachineKind } {
+  return { answered_by: call.record.answered_by!, ...(call.record.machine_kind ? { machine_kind: call.record.machine_kind } : {}) };
+}
 
 /**
  * Outbound calls: accepts them, plays each one out by its destination's outcome, and POSTs
@@ -99,7 +104,7 @@ export class CallSimulatorState {
   }
 
   /** What calls (and transfers) to `to` do; `answeredBy` is who answers when machine detection is asked (default `human`). */
-  setOutcome(to: string, outcome: CallOutcome, ringMs = DEFAULT_RING_MS, answeredBy?: AnsweredBy): void {
+  setOutcome(to: string, outcome: CallOutcome, ringMs = DEFAULT_RING_MS, answeredBy?: Answerer): void {
     this.outcomes.set(to, { outcome, ringMs, ...(answeredBy ? { answeredBy } : {}) });
   }
 
@@ -453,9 +458,11 @@ export class CallSimulatorState {
         // Its own timer, not the call's (a transfer may take that one): the callee hangs up whatever else goes on.
         if (call.hangUpAfterMs !== null && callId !== null) this.events.later(call.hangUpAfterMs, () => this.hangUpByCaller(callId));
         if (!call.record.machine_detection) return this.events.emit(call, { type: 'call.answered' });
-        call.record.answered_by = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
+        const answerer = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
+        call.record.answered_by = answerer === 'fax' ? 'machine' : answerer;
+        call.record.machine_kind = answerer === 'fax' ? 'fax' : null;
         if (call.record.greeting_end_detection) return this.detectAfterAnswer(call);
-        this.events.emit(call, { type: 'call.answered', answered_by: call.record.answered_by });
+        this.events.emit(call, { type: 'call.answered', ...whoAnswered(call) });
         return;
       }
       case 'busy':
@@ -474,12 +481,12 @@ export class CallSimulatorState {
   /**
    * End-of-greeting detection, as Twilio's asynchronous DetectMessageEnd and Telnyx's `detect_beep` report it: the
    * answer at once, who answered after it, and for a machine the end of its greeting (a beep after
-   * {@link MACHINE_GREETING_MS}).
+   * {@link MACHINE_GREETING_MS}); a fax has no greeting.
    */
   private detectAfterAnswer(call: LiveCall): void {
     this.events.emit(call, { type: 'call.answered' });
-    this.events.emit(call, { type: 'call.machine_detection', answered_by: call.record.answered_by! });
-    if (call.record.answered_by !== 'machine') return;
+    this.events.emit(call, { type: 'call.machine_detection', ...whoAnswered(call) });
+    if (call.record.answered_by !== 'machine' || call.record.machine_kind === 'fax') return;
     this.events.later(MACHINE_GREETING_MS, () => {
       if (call.record.state !== 'answered') return;
       call.record.greeting_ended_at = new Date().toISOString();

@@ -1,4 +1,4 @@
-import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
+import { ANSWERED_BY, type AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 import type { CallBehaviour, CallOutcome } from './callRecords';
 
 /**
@@ -13,11 +13,18 @@ export const DEFAULT_RING_MS = 200;
 /** How long a transfer's destination rings before the transfer fails (the carriers' dial timeout). */
 export const TRANSFER_RING_TIMEOUT_MS = 30_000;
 
+/**
+ * Who answers a call placed with machine detection: what the carriers' detection reports (`answered_by`), or a fax
+ * machine, reported as a `machine` whose `machine_kind` is `fax` (as Twilio's `AnsweredBy=fax`), with no greeting.
+ */
+export const ANSWERERS = [...ANSWERED_BY, 'fax'] as const;
+export type Answerer = AnsweredBy | 'fax';
+
 /** What the control API set for one destination (`POST /control/outcomes`). */
 export interface DestinationSetting {
   outcome: CallOutcome;
   ringMs: number;
-  answeredBy?: AnsweredBy;
+  answeredBy?: Answerer;
   /** The callee hangs up this long after answering (a short call without a test driving it); unset: they stay on. */
   hangUpAfterMs?: number;
   /** What the destination does from the next call placed to it on (a callee busy once, then answering). */

@@ -9,6 +9,9 @@ import { callChargeCents, oneMinuteReserveCents } from '../../src/domain/billing
 import { runCommand } from '../../src/main/cli';
 import { useSuite } from '../support/suite';
 
+/** The recordings settings' redaction as a workspace has it until it sets one (issue 32 item 5): nothing redacted. */
+const NO_REDACTION = { kinds: [], custom: [], webhooks: false };
+
 function refusalOf(outcome: HoldOutcome): HoldRefusal {
   if (outcome.ok) throw new Error('expected a refusal');
   return outcome.refusal;
@@ -336,29 +339,41 @@ describe('billing', () => {
         calling_window: null,
         // Issue 32: only the recording and transcript are kept until the workspace asks for the events too, and the
         // carrier keeps its copy until the workspace asks for it to be deleted once stored.
-        recordings: { store_events: false, retention_days: null, delete_at_carrier: false },
+        recordings: { store_events: false, retention_days: null, delete_at_carrier: false, redaction: NO_REDACTION },
       });
       const keepEvents = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { store_events: true } },
       });
-      expect(keepEvents.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: false });
+      expect(keepEvents.body.recordings).toEqual({
+        store_events: true,
+        retention_days: null,
+        delete_at_carrier: false,
+        redaction: NO_REDACTION,
+      });
       // The recordings settings change field by field: what a PATCH does not name stays.
       expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: {} } })).body.recordings).toEqual({
         store_events: true,
         retention_days: null,
         delete_at_carrier: false,
+        redaction: NO_REDACTION,
       });
       const deleteAtCarrier = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
         body: { recordings: { delete_at_carrier: true } },
       });
-      expect(deleteAtCarrier.body.recordings).toEqual({ store_events: true, retention_days: null, delete_at_carrier: true });
+      expect(deleteAtCarrier.body.recordings).toEqual({
+        store_events: true,
+        retention_days: null,
+        delete_at_carrier: true,
+        redaction: NO_REDACTION,
+      });
       // The live environment's settings are its own.
       expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.live })).body.recordings).toEqual({
         store_events: false,
         retention_days: null,
         delete_at_carrier: false,
+        redaction: NO_REDACTION,
       });
       for (const recordings of [
         { store_events: 'yes' },
@@ -373,6 +388,7 @@ describe('billing', () => {
         store_events: true,
         retention_days: null,
         delete_at_carrier: true,
+        redaction: NO_REDACTION,
       });
       const patched = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,

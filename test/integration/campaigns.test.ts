@@ -206,6 +206,47 @@ describe('campaigns', () => {
     });
   }, 180_000);
 
+  it('a voicemail campaign’s call that a fax answers hangs up at once: no message, no wait for a greeting, outcome machine', async () => {
+    const line = await lines.create();
+    const [fax] = freshNumbers(1);
+    await sim.calls.setOutcome(fax, 'answer', undefined, 'fax');
+    const created = await post({
+      line_ids: [line.id],
+      contacts: [{ to_number: fax }],
+      answering_machine: { action: 'voicemail', voicemail_message: VOICEMAIL },
+    });
+    expect(created.status).toBe(201);
+    const campaignId = created.body.campaign.id as string;
+    // No callee is played: the call must end on its own.
+    await until(
+      async () => (await h.db('campaigns').where({ id: campaignId }).first('status')).status === 'completed',
+      'the campaign to complete',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      },
+    );
+
+    // A fax takes no message: the contact's outcome is a machine's, not a voicemail left (docs/decisions/campaigns.md).
+    const [result] = await allResults(campaignId);
+    expect(result).toMatchObject({ status: 'done', outcome: 'machine', attempts: 1 });
+    const callId = result.call_ids[0];
+    const call = (await get(`/api/v1/calls/${callId}`)).body.call;
+    expect(call).toMatchObject({ status: 'completed', answered_by: 'machine', end_cause: 'answering_machine', transcript: null });
+    // Nothing was said to it, and it was hung up well within the 30 s a machine's greeting end is waited for.
+    expect(await sim.calls.speech(callId)).toEqual([]);
+    const carrierCall = (await sim.calls.find(callId))!;
+    expect(carrierCall).toMatchObject({ answered_by: 'machine', machine_kind: 'fax', greeting_ended_at: null, state: 'ended' });
+    expect(Date.parse(carrierCall.ended_at!) - Date.parse(carrierCall.answered_at!)).toBeLessThan(10_000);
+    expect(call.duration_sec).toBeLessThan(10);
+    expect((await get(`/api/v1/campaigns/${campaignId}`)).body.campaign.progress).toMatchObject({
+      total: 1,
+      done: 1,
+      machine: 1,
+      voicemail: 0,
+    });
+  }, 90_000);
+
   it('a worker stopped mid-campaign and started again: every contact called exactly once, none lost', async () => {
     const pool = await Promise.all([lines.create(), lines.create()]);
     const numbers = freshNumbers(12);

@@ -9,6 +9,9 @@ import { signInMember, signUpOperator } from '../support/portalClient';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { webhookLine } from '../support/harness';
 
+/** The recordings settings' redaction as a workspace has it until it sets one (issue 32 item 5): nothing redacted. */
+const NO_REDACTION = { kinds: [], custom: [], webhooks: false };
+
 /**
  * Issue 32, item 4 through the API: `recordings.retention_days` in the settings, and legal holds on a call or a phone
  * number (`/api/v1/legal-holds`): placed, listed, released (kept for the audit), each a compliance event; owner or
@@ -28,7 +31,7 @@ describe('recordings retention setting and legal holds', () => {
   it('sets and clears the retention; refuses less than a day or a fraction, naming the field', async () => {
     const set = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { retention_days: 30 } } });
     expect(set.status).toBe(200);
-    expect(set.body.recordings).toEqual({ store_events: false, retention_days: 30, delete_at_carrier: false });
+    expect(set.body.recordings).toEqual({ store_events: false, retention_days: 30, delete_at_carrier: false, redaction: NO_REDACTION });
     for (const bad of [0, -1, 1.5, '30']) {
       const refused = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,
@@ -40,7 +43,12 @@ describe('recordings retention setting and legal holds', () => {
     }
     expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.recordings.retention_days).toBe(30);
     const cleared = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { retention_days: null } } });
-    expect(cleared.body.recordings).toEqual({ store_events: false, retention_days: null, delete_at_carrier: false });
+    expect(cleared.body.recordings).toEqual({
+      store_events: false,
+      retention_days: null,
+      delete_at_carrier: false,
+      redaction: NO_REDACTION,
+    });
   });
 
   it('places, lists and releases holds on a call and on a number, audited; other tenants and members are refused', async () => {

@@ -112,6 +112,44 @@ describe('portal lines and calls in a browser', () => {
     expect(duration).toBeGreaterThan(0);
     await check(page, '05-call-ended', problems);
 
+    // Once its copy is in the recordings store (issue 32), the player seeks: the browser asks for a range of it and
+    // the portal answers 206 with that range.
+    await eventually(
+      async () => ((await h.db('call_objects').where({ call_id: callId, kind: 'recording' }).first()) ? true : undefined),
+      30_000,
+      'the recording to be stored',
+    );
+    const ranged: Array<{ status: number; contentRange: string | null }> = [];
+    page.on('response', (response) => {
+      if (response.url().includes(`/portal/calls/${callId}/recording`))
+        ranged.push({ status: response.status(), contentRange: response.headers()['content-range'] ?? null });
+    });
+    await page.reload();
+    const sought = await page.locator('audio#recording-player').evaluate(
+      (audio: {
+        duration: number;
+        currentTime: number;
+        error: { code: number } | null;
+        addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+        load(): void;
+      }) =>
+        new Promise<{ to: number; at: number }>((resolve, reject) => {
+          audio.addEventListener('error', () => reject(new Error(`audio error ${audio.error?.code}`)), { once: true });
+          audio.addEventListener(
+            'loadedmetadata',
+            () => {
+              const to = audio.duration / 2;
+              audio.addEventListener('seeked', () => resolve({ to, at: audio.currentTime }), { once: true });
+              audio.currentTime = to;
+            },
+            { once: true },
+          );
+          audio.load();
+        }),
+    );
+    expect(sought.at).toBeCloseTo(sought.to, 1);
+    expect(ranged).toEqual(expect.arrayContaining([{ status: 206, contentRange: expect.stringMatching(/^bytes \d+-\d+\/\d+$/) }]));
+
     // Its history downloads as JSON (a Temporal history with events); the Temporal UI link names its workflow.
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#history').click()]);
     expect(download.suggestedFilename()).toBe(`${callId}.history.json`);

@@ -199,6 +199,12 @@ describe('every portal page in a browser, desktop and phone', () => {
       await page.locator('#invite-mailed').waitFor();
       const invitationToken = await mailedInvitationToken(h.mail, invitee);
       const invitationId = (await page.locator('#invitations tbody tr').first().getAttribute('data-invitation-id'))!;
+      // And a legal hold on the callee's number (every call to it), listed on the settings page with its release.
+      await page.goto('/portal/settings?env=test');
+      await page.getByLabel('or phone number').fill(CALLEE);
+      await page.getByLabel('Reason (kept for the audit)').fill('Walk case 1');
+      await page.getByRole('button', { name: 'Place legal hold' }).click();
+      const holdId = (await page.locator('#legal-holds tbody tr').first().getAttribute('data-legal-hold-id'))!;
 
       const env = 'env=test';
       const signedInPages: Array<[string, string]> = [
@@ -241,6 +247,7 @@ describe('every portal page in a browser, desktop and phone', () => {
         ['audit', `/portal/audit?${env}`],
         ['audit-filtered', `/portal/audit?${env}&person=${user.id}&event_type=compliance.opt_out_added`],
         ['settings', `/portal/settings?${env}`],
+        ['legal-hold-release-confirm', `/portal/settings/legal-holds/${holdId}/release?${env}`],
         ['security', `/portal/security?${env}`],
         ['members', `/portal/members?${env}`],
         ['member-role-confirm', `/portal/members/${user.id}/role?${env}&role=admin`],

@@ -326,6 +326,17 @@ describe('the durable copy of a call into the S3 store', () => {
           },
         );
         expect(await stored(id, 'recording')).toBeUndefined();
+        // The call says why its copy waits (the class only: no key id, no word of the store's refusal).
+        const refused = await eventually(
+          async () => {
+            const storage = (await calls.get(id)).recording_storage!;
+            return storage.last_failure?.reason === 'credentials_refused' ? storage : undefined;
+          },
+          10_000,
+          'the refusal in the call’s recording_storage',
+        );
+        expect(refused).toMatchObject({ state: 'retrying', last_failure: { kind: 'recording' } });
+        expect(JSON.stringify(refused)).not.toContain(s3().credentials.accessKeyId);
         // Its next attempt is taken by a store that never answers: the copy is mid-write when its worker dies.
         proxy.mode = 'hold';
         await until(() => proxy.held > 0, 'the next attempt to reach the store', { timeoutMs: 60_000 });
@@ -342,6 +353,7 @@ describe('the durable copy of a call into the S3 store', () => {
         expect((await objectBytes(row.store_key)).equals(original)).toBe(true);
         expect(row.sha256).toBe(sha256(original));
         expect(await h.db('call_objects').where({ call_id: id })).toHaveLength(2);
+        expect((await calls.get(id)).recording_storage).toMatchObject({ state: 'stored', last_failure: null, attempts: 0 });
       } finally {
         proxy.mode = 'pass';
         await stopProcess(worker);

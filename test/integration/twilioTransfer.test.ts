@@ -77,6 +77,34 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     expect(result).toMatchObject({ outcome: 'voicemail', attempts: 1, call_ids: [callId] });
   });
 
+  it('a campaign’s voicemail answered by a fax (AnsweredBy=fax): hung up at once, nothing said, outcome machine', async () => {
+    const line = await lines.create();
+    const created = await h.request('POST', '/api/v1/campaigns', {
+      key: ctx.tenant.keys.live,
+      body: {
+        line_ids: [line.id],
+        contacts: [{ to_number: '+14155550319' }],
+        answering_machine: { action: 'voicemail', voicemail_message: 'Please call the clinic back.' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const twilioCall = await stubCallTo('+14155550319');
+    const callId = new URL(twilioCall.asyncAmdStatusCallback!).searchParams.get('call_id')!;
+    await stub.answer(twilioCall.sid);
+    const relay = await eventually(async () => twilioCall.relay, 20_000, 'the ConversationRelay session');
+    // A fax's verdict: no greeting end follows it.
+    expect((await stub.amdStatus(twilioCall.sid, 'fax')).status).toBe(204);
+    const call = await calls.untilStatus(callId, ['completed']);
+    expect(call).toMatchObject({ answered_by: 'machine', end_cause: 'answering_machine', transcript: null });
+    expect(relay.said).toEqual([]);
+    const campaignId = created.body.campaign.id as string;
+    const result = await eventually(async () => {
+      const res = await h.request('GET', `/api/v1/campaigns/${campaignId}/results`, { key: ctx.tenant.keys.live });
+      return res.body.results?.[0]?.status === 'done' ? res.body.results[0] : undefined;
+    });
+    expect(result).toMatchObject({ outcome: 'machine', attempts: 1, call_ids: [callId] });
+  });
+
   it('a transfer: the call runs <Dial> from the line’s number; answered, it is transferred and ends when the destination hangs up', async () => {
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550302');

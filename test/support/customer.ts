@@ -5,6 +5,7 @@ import type { LineMode, LineStatus } from '../../src/domain/lines/rules';
 import type { MessageStatus } from '../../src/domain/messages/rules';
 import { eventually, untilLineActive, webhookLine, type Harness, type Tenant, type TestResponse } from './harness';
 import type { SpeakResult, TransferResult, WaitResult } from '../../workflows/definitions/callControl';
+import type { RecordingStorage } from '../../src/domain/recordings/rules';
 
 /**
  * What a customer does through the public API, typed: lines, calls and messages. Tests tell their
@@ -68,6 +69,8 @@ export interface Call {
   metadata: Record<string, string>;
   tools: Array<Record<string, unknown>>;
   created_at: string;
+  /** `GET /calls/{id}` only: where the copy into the operator's store stands (src/domain/recordings/rules.ts `RecordingStorage`). */
+  recording_storage?: RecordingStorage;
 }
 
 /** A message on the wire: `POST /messages` answers it unwrapped; conversation pages list it. */

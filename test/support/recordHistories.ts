@@ -423,6 +423,31 @@ async function main(): Promise<void> {
       );
       await save(h, voicemailCall, path.join(out, 'callWorkflow.v9-voicemail-after-greeting.json'));
 
+      // Issue 31: the same campaign's call answered by a fax (the carrier's detection says `machine_kind: fax`): hung up
+      // at once, no message, no wait for a greeting end (patch `faxHangsUp`).
+      const fax = '+14155552673';
+      h.simulator.state.calls.setOutcome(fax, 'answer', undefined, 'fax');
+      const faxCampaign = await h.request('POST', '/api/v1/campaigns', {
+        key: tenant.keys.test,
+        body: {
+          line_ids: [campaignLine.id],
+          contacts: [{ to_number: fax }],
+          start_at: new Date().toISOString(),
+          answering_machine: { action: 'voicemail', voicemail_message: 'Please call the clinic back about tomorrow.' },
+        },
+      });
+      let faxCall = '';
+      await until(
+        async () => {
+          const attempt = await h.db('campaign_attempts').where({ campaign_id: faxCampaign.body.campaign.id }).first('call_id');
+          faxCall = attempt?.call_id ?? '';
+          return attempt !== undefined && (await h.db('calls').where({ id: attempt.call_id }).first('status')).status === 'completed';
+        },
+        'the fax campaign call to be hung up',
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      await save(h, faxCall, path.join(out, 'callWorkflow.v13-fax-hung-up.json'));
+
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';
       const waitMs = h.config.lineProvisionWaitMs;

@@ -220,6 +220,16 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'A relation between two fields (a calling window starts before it ends), which JSON Schema cannot state; each bound is in the document.',
   },
   {
+    operations: ['PATCH /api/v1/settings'],
+    status: 422,
+    code: 'validation_error',
+    field: 'recordings\\.redaction\\.custom\\.\\d+\\.(pattern|name)',
+    message:
+      '^Must be a valid regular expression|^Must not use backreferences|^Must not repeat a group|^Must not match empty text|^Must not be the name of a built-in kind|^Must be unique among the custom rules',
+    reason:
+      'Whether a string is a regular expression that compiles, and does not backtrack catastrophically, is not a JSON Schema pattern; nor is a name unique among the rules (docs/decisions/recordings.md, "Redaction of transcripts").',
+  },
+  {
     operations: ['PATCH /api/v1/lines/{id}'],
     status: 400,
     code: 'hosted_mode_language_pinning_unsupported',

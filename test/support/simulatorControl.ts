@@ -1,5 +1,5 @@
-import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 import type { CallOutcome, CallRecord, DtmfRecord, SpeechRecord } from '../../simulator/carrier/callRecords';
+import type { Answerer } from '../../simulator/carrier/destinations';
 import type { NumberRecord, OwnedNumber } from '../../simulator/carrier/numbers';
 import type { AudioReport } from '../../simulator/media/mediaCall';
 import type { ModelRequestRecord, ScriptedReply } from '../../simulator/model';
@@ -40,7 +40,7 @@ export function simulator(context: { readonly h: Harness } | (() => Harness)) {
     find: async (callId: string) => (await calls.list()).find((c) => c.call_id === callId),
     findByCarrierId: async (carrierCallId: string) => (await calls.list()).find((c) => c.carrier_call_id === carrierCallId),
     /** Calls placed to `to` from now on behave this way. */
-    setOutcome: (to: string, outcome: CallOutcome, ringMs?: number, answeredBy?: AnsweredBy) =>
+    setOutcome: (to: string, outcome: CallOutcome, ringMs?: number, answeredBy?: Answerer) =>
       control<{ to: string; outcome: CallOutcome; ring_ms: number }>('POST', '/control/calls/outcomes', {
         to,
         outcome,

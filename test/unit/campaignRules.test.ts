@@ -29,6 +29,8 @@ describe('campaign rules', () => {
     expect(attemptOutcome(call('completed', 'machine', 'answering_machine'), 'voicemail')).toBe('voicemail');
     expect(attemptOutcome(call('completed', 'machine', 'caller_hangup'), 'voicemail')).toBe('machine');
     expect(attemptOutcome(call('completed', 'machine', 'answering_machine'), 'hang_up')).toBe('machine');
+    // A fax hung up on ends `answering_machine` too, with no message left.
+    expect(attemptOutcome(call('completed', 'machine', 'answering_machine'), 'voicemail', 'fax')).toBe('machine');
     expect(attemptOutcome(call('busy'), null)).toBe('busy');
     expect(attemptOutcome(call('no_answer'), null)).toBe('no_answer');
     for (const status of ['failed', 'canceled', 'in_progress']) expect(attemptOutcome(call(status), null)).toBe('failed');

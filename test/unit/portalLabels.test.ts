@@ -11,6 +11,7 @@ import {
   CONTACT_OUTCOME_LABELS,
   CONTACT_STATUS_LABELS,
   CONSENT_TYPE_LABELS,
+  COPY_FAILURE_REASON_LABELS,
   DELIVERY_STATUS_LABELS,
   DELIVERY_STATUSES,
   END_CAUSE_LABELS,
@@ -26,6 +27,7 @@ import {
   NUMBER_TYPE_LABELS,
   OPT_OUT_SOURCE_LABELS,
   PAUSED_REASON_LABELS,
+  RECORDING_STORAGE_LABELS,
   ROLE_LABELS,
   SKIP_REASON_LABELS,
   SPEAKER_LABELS,
@@ -53,6 +55,7 @@ import { NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { COPY_FAILURE_REASONS, RECORDING_STORAGE_STATES } from '../../src/domain/recordings/rules';
 
 type Words = string | { label: string };
 
@@ -85,6 +88,8 @@ const VOCABULARIES: Array<[string, readonly string[], Readonly<Record<string, Wo
   ['campaign skip reasons', SKIP_REASONS, SKIP_REASON_LABELS],
   ['campaign paused reasons', PAUSED_REASONS, PAUSED_REASON_LABELS],
   ['campaign answering-machine actions', ANSWERING_MACHINE_ACTIONS, ANSWERING_MACHINE_LABELS],
+  ['recording storage states', RECORDING_STORAGE_STATES, RECORDING_STORAGE_LABELS],
+  ['recording copy failure reasons', COPY_FAILURE_REASONS, COPY_FAILURE_REASON_LABELS],
   [
     'portal actions (audit log)',
     Object.values(PORTAL_ACTIONS).map((kind) => kind.action),

@@ -1,4 +1,10 @@
-import { transferTwiml, transferWasAnswered, twilioAnsweredBy } from '../../src/adapters/carrier/twilio/callbacks/transfer';
+import {
+  transferTwiml,
+  transferWasAnswered,
+  twilioAnsweredBy,
+  twilioGreetingEnded,
+  twilioMachineKind,
+} from '../../src/adapters/carrier/twilio/callbacks/transfer';
 
 /** The pure parts of transfer and machine detection on Twilio (src/adapters/carrier/twilio/callbacks/transfer.ts). */
 describe('Twilio transfer and machine detection', () => {
@@ -8,6 +14,13 @@ describe('Twilio transfer and machine detection', () => {
       expect(twilioAnsweredBy(machine)).toBe('machine');
     expect(twilioAnsweredBy('unknown')).toBe('unknown');
     expect(twilioAnsweredBy(undefined)).toBe('unknown');
+  });
+
+  it('a fax is a machine of kind fax, whose greeting never ends; no other AnsweredBy names a kind', () => {
+    expect(twilioMachineKind('fax')).toEqual({ machine_kind: 'fax' });
+    expect(twilioGreetingEnded('fax')).toBe(false);
+    for (const other of ['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'unknown', undefined])
+      expect(twilioMachineKind(other)).toEqual({});
   });
 
   it('dials the destination from the line’s number, reports its answer and the dial’s end to our routes', () => {

@@ -384,6 +384,20 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'answering_machine' });
     });
 
+    it('a fax (machine_kind fax) is hung up on at once: no message, no wait for a greeting end, the result says fax', async () => {
+      const { call, handle } = await voicemailCall();
+      await until(() => call.answeredAt !== undefined, 'the answer');
+      await tell(call, { type: 'call.machine_detection', at: await carrierNow(call), answered_by: 'machine', machine_kind: 'fax' });
+      expect(await handle.result()).toMatchObject({
+        status: 'completed',
+        endCause: 'answering_machine',
+        durationSec: 0,
+        machineKind: 'fax',
+      });
+      expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+      expect(call.transcript).toEqual([]);
+    });
+
     it('a detection never reported is `unknown` after 35 s: the call goes on as the line decides, no message', async () => {
       const { call, handle } = await voicemailCall();
       await until(() => call.answeredAt !== undefined, 'the answer');

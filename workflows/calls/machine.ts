@@ -33,15 +33,31 @@ export async function detectedAfterAnswer(call: CallState): Promise<AnsweredBy> 
 }
 
 /**
+ * Whether the carrier's detection said a fax answered (`machine_kind: fax`, with the answer or after it), for a call
+ * that has the patch: a fax takes no message and has no greeting to wait out. Asked only of a campaign's call that a
+ * machine answered, so no other call records the marker.
+ */
+export function faxAnswered(call: CallState): boolean {
+  const kind = call.events.detection?.machine_kind ?? call.events.answered?.machine_kind;
+  return kind === 'fax' && patched(patches.faxHangsUp);
+}
+
+/**
  * A campaign's call that a machine answered: its voicemail message, if any, is heard to its end (or the machine hangs
  * up first), then the call ends (`answering_machine`). Answers false for calls before the patch (none took this path).
+ * A fax (`fax`: {@link faxAnswered}) is hung up on at once: no message, no greeting wait.
  *
  * Placed with end-of-greeting detection, the message waits for the greeting to end (the beep), so the machine records
  * it whole; a greeting whose end is not reported within {@link GREETING_END_WAIT} gets the message then (a detector
  * that missed the beep: a message recorded late is better than none).
  */
-export async function answerMachine(call: CallState, onMachine: NonNullable<CallInput['onMachine']>): Promise<boolean> {
+export async function answerMachine(call: CallState, onMachine: NonNullable<CallInput['onMachine']>, fax: boolean): Promise<boolean> {
   if (!patched(patches.campaignMachine)) return false;
+  if (fax) {
+    call.faxHungUp = true;
+    call.requestEnd('answering_machine');
+    return true;
+  }
   let spokenAt = call.answeredAt!;
   if (onMachine.voicemailMessage && call.input.detectGreetingEnd && patched(patches.voicemailAfterGreeting)) {
     await condition(() => call.events.greetingEnded !== undefined || call.ended(), GREETING_END_WAIT);

@@ -113,7 +113,7 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   if (callEnded) await publishCallEvent(input, 'call_ended', { ...callEnded, recording_url: recordingUrl ?? null });
   // Control requests still waiting see the call end and answer first (each is bounded).
   await condition(allHandlersFinished);
-  return { status: final, endCause, durationSec, chargeCents };
+  return { status: final, endCause, durationSec, chargeCents, ...(call.faxHungUp ? { machineKind: 'fax' as const } : {}) };
 }
 
 /** An inbound call that is never answered and had nothing held. */

@@ -90,6 +90,8 @@ export class CallState {
   endRequested: EndCause | undefined;
   /** A carrier command was refused, or the carrier stayed unreachable: the call is over on its side. */
   carrierLost = false;
+  /** A campaign's call hung up on a fax (workflows/calls/machine.ts `answerMachine`): its result says so. */
+  faxHungUp = false;
   /** The carrier's id of this call, once dialled (or, inbound, from the start). */
   carrierCallId: string | undefined;
   /** When we dialled or answered (our clock): the carrier's answer time cannot be earlier. */

@@ -7,7 +7,7 @@ import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
-import { answerMachine, detectedAfterAnswer, detectionFollows } from './machine';
+import { answerMachine, detectedAfterAnswer, detectionFollows, faxAnswered } from './machine';
 import { endTalk, keepFunded } from './settle';
 import { CallState, type CallContinuation } from './state';
 import { actOnRelayEnd, startRelay, takeTurn } from './turns';
@@ -45,7 +45,8 @@ async function settlingAttempt(attempt: CampaignAttemptInput, call: () => Promis
     await CancellationScope.nonCancellable(() => campaigns.settleCampaignCall(attempt));
     throw err;
   }
-  await campaigns.settleCampaignCall(attempt);
+  // A fax hung up on ended `answering_machine` as a voicemail left would: the settlement is told no message was left.
+  await campaigns.settleCampaignCall(result.machineKind ? { ...attempt, machineKind: result.machineKind } : attempt);
   return result;
 }
 
@@ -84,11 +85,14 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
     });
     const started = { direction: input.direction, from_number: input.from, to_number: input.to, answered_by: answeredBy };
     await publishCallEvent(input, 'call_started', started);
-    if (input.disclosure && (await call.say(input.disclosure.message, call.answeredAt!))) {
+    // A campaign's call that reached a machine leaves its message (after any disclosure) and ends: no begin message. A
+    // fax hears nothing: neither the disclosure nor a message.
+    const onMachine = answeredBy === 'machine' ? input.onMachine : undefined;
+    const fax = onMachine ? faxAnswered(call) : false;
+    if (input.disclosure && !fax && (await call.say(input.disclosure.message, call.answeredAt!))) {
       await records.recordDisclosurePlayed(input, input.disclosure.id);
     }
-    // A campaign's call that reached a machine leaves its message (after any disclosure) and ends: no begin message.
-    if (answeredBy === 'machine' && input.onMachine) await answerMachine(call, input.onMachine);
+    if (onMachine) await answerMachine(call, onMachine, fax);
     if (input.beginMessage) await call.say(input.beginMessage, call.answeredAt!);
     await call.transcript.flush();
     if (input.mode === 'audio' && input.audioHandlerUrl) startRelay(call, input.audioHandlerUrl);

@@ -5,6 +5,7 @@ import type {
   CarrierCallProgressEvent,
   CarrierPlaybackEvent,
   CarrierUtteranceEvent,
+  MachineKind,
 } from '../../src/adapters/carrier/callbacks/wire';
 import type { Zone } from '../../src/domain/billing/pricing';
 import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
@@ -30,6 +31,8 @@ export interface SignalledCallEvent {
   answered?: CarrierCallCompletedEvent['answered'];
   /** call.answered of a call placed with machine detection, or call.machine_detection: who answered. */
   answered_by?: CarrierCallAnsweredEvent['answered_by'];
+  /** With `answered_by: machine`: what kind of machine (a `fax`), when the carrier's detection says. */
+  machine_kind?: CarrierCallAnsweredEvent['machine_kind'];
   /** call.completed of a recorded call: where the carrier keeps the recording. */
   recording_url?: CarrierCallCompletedEvent['recording_url'];
   /** call.utterance: what the caller said, and the language heard. */
@@ -124,4 +127,6 @@ export interface CallResult {
   endCause: EndCause;
   durationSec: number;
   chargeCents: number;
+  /** A campaign's call that a fax answered, hung up on at once (`answering_machine`, no message left). */
+  machineKind?: MachineKind;
 }

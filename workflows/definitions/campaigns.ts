@@ -1,4 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
+import type { MachineKind } from '../../src/adapters/carrier/callbacks/wire';
 
 /** The campaign workflows' contract with the API and with each other (docs/decisions/campaigns.md). */
 
@@ -23,7 +24,15 @@ export type CampaignAttemptWorkflow = (input: CampaignAttemptInput) => Promise<v
  */
 export const campaignWakeSignal = defineSignal('wake');
 
+/**
+ * A campaign's call has ended: its attempt, and `machineKind: fax` when the call hung up on a fax (its end cause,
+ * `answering_machine`, is then no voicemail left: the outcome is `machine`).
+ */
+export interface CampaignCallEnd extends CampaignAttemptInput {
+  machineKind?: MachineKind;
+}
+
 /** What a campaign's call does once it has ended (activities/campaigns.ts): settle its attempt and wake its campaign. */
 export interface CampaignCallActivities {
-  settleCampaignCall(attempt: CampaignAttemptInput): Promise<void>;
+  settleCampaignCall(ended: CampaignCallEnd): Promise<void>;
 }

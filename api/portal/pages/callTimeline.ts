@@ -1,4 +1,5 @@
 import type { CallTimelineFacts, TimelineEntry } from '../../../src/domain/calls/timeline';
+import type { RecordingStorage } from '../../../src/domain/recordings/rules';
 import { html, type Html } from '../html';
 import { time } from '../components';
 
@@ -10,6 +11,8 @@ export interface CallView {
   timeline: TimelineEntry[];
   /** While true the live part reloads itself every 2 s; once false its fragment carries no trigger, so polling stops. */
   unfolding: boolean;
+  /** Where the copy of its recording and transcript into the operator's store stands (issue 32). */
+  storage?: RecordingStorage;
 }
 
 /** Seconds talked so far (a call in progress), or as settled; '—' before the answer. */

@@ -1,8 +1,10 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
+import type { LegalHoldRow } from '../../../src/domain/recordings/store';
+import type { RecordingStorage } from '../../../src/domain/recordings/rules';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
 import { confirmLink, stateBadge, stateLabel, table, time } from '../components';
-import { CALL_DIRECTION_LABELS, CALL_STATUS_LABELS, labelOf, SPEAKER_LABELS } from '../labels';
+import { CALL_DIRECTION_LABELS, CALL_STATUS_LABELS, COPY_FAILURE_REASON_LABELS, labelOf, SPEAKER_LABELS } from '../labels';
 import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
 import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -137,13 +139,15 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
         : ''
     }
     ${
-      call.recording_url
+      call.recording_url && view.storage?.state !== 'deleted'
         ? html`<h2>Recording</h2>
             <audio id="recording-player" controls preload="none" src="${recordingPath}"></audio>
             <p><a id="recording" href="${recordingPath}" download>Download the recording</a></p>`
-        : html`<p id="no-recording">${isActiveCallStatus(call.status) ? 'No recording yet.' : 'No recording for this call.'}</p>`
+        : call.recording_url
+          ? html`<h2>Recording</h2>`
+          : html`<p id="no-recording">${isActiveCallStatus(call.status) ? 'No recording yet.' : 'No recording for this call.'}</p>`
     }
-    ${callTimelineSection(call.id, view.timeline, environment)}
+    ${storageLine(view.storage)} ${callTimelineSection(call.id, view.timeline, environment)}
     <h2>Transcript</h2>
     ${
       call.transcript?.length
@@ -172,6 +176,8 @@ export function callPage(
   temporalUiUrl: string | undefined,
   mayHangUp: boolean,
   campaign?: { id: string; name: string | null; row: number; attempt: number },
+  /** The active legal holds that keep the call, shown to owners and admins only (undefined: not shown). */
+  holds?: readonly LegalHoldRow[],
 ): Html {
   const { call } = view;
   return layout(
@@ -191,6 +197,7 @@ export function callPage(
           : ''
       }
       ${callLive(view, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
+      ${legalHoldSection(call.id, holds, nav.environment)}
       <h2>Workflow</h2>
       <p>
         <a id="history" href="/portal/calls/${call.id}/history.json?env=${nav.environment}" download
@@ -205,4 +212,79 @@ export function callPage(
       <p><a href="/portal/calls?env=${nav.environment}">All calls</a></p>`,
     nav,
   );
+}
+
+/**
+ * Whether the call is on legal hold (issue 32): directly or through its from or to number. Holds name litigation, so only
+ * owners and admins see them (as the API lists them), with a way to place one on this call.
+ */
+function legalHoldSection(callId: string, holds: readonly LegalHoldRow[] | undefined, environment: string): Html {
+  if (holds === undefined) return html``;
+  const settings = `/portal/settings?env=${environment}`;
+  if (holds.length === 0)
+    return html`<h2>Legal hold</h2>
+      <p id="legal-hold">
+        Not on legal hold: the recordings retention applies.
+        <a id="place-legal-hold" href="${settings}&amp;hold_call_id=${callId}#legal-hold-form">Place a legal hold on this call</a>
+      </p>`;
+  return html`<h2>Legal hold</h2>
+    <p id="legal-hold" data-held>On legal hold: its stored recording and transcript are kept past the retention until released.</p>
+    <ul id="call-legal-holds">
+      ${holds.map(
+        (hold) =>
+          html`<li data-legal-hold-id="${hold.id}">
+            ${hold.call_id ? 'On this call' : html`Through the number <span class="mono">${hold.phone_number}</span>`} since
+            ${time(hold.created_at)}: ${hold.reason}
+          </li>`,
+      )}
+    </ul>
+    <p><a href="${settings}#legal-holds">Manage legal holds</a></p>`;
+}
+
+/** A size as a person reads it: bytes, KB or MB (1024-based, one decimal). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * Where the copy of the call's recording and transcript into the operator's store stands (issue 32, `recording_storage`
+ * of `GET /calls/{id}`): in words, with the state's and the failure's values in `data-*` for matching the page to the API.
+ */
+function storageLine(storage: RecordingStorage | undefined): Html {
+  if (!storage || storage.state === 'none') return html``;
+  const failure = storage.last_failure;
+  const said = (() => {
+    switch (storage.state) {
+      case 'pending':
+        return html`Being copied to your storage.`;
+      case 'retrying':
+        return html`Not in your storage yet: the copy has been failing since ${time(storage.failing_since)}
+        (${labelOf(COPY_FAILURE_REASON_LABELS, failure!.reason)}; ${storage.attempts}
+        ${storage.attempts === 1 ? 'failed attempt' : 'failed attempts'}, the last ${time(failure!.at, 'second')}). It is retried until the
+        store takes it; the recording plays from the carrier meanwhile.`;
+      case 'failed':
+        return html`Not copied to your storage: ${labelOf(COPY_FAILURE_REASON_LABELS, failure!.reason)} (${time(failure!.at, 'second')}).
+        The copy is tried again within the week.`;
+      case 'stored': {
+        const at =
+          storage.objects
+            .map((o) => o.stored_at)
+            .sort()
+            .at(-1) ?? null;
+        return html`In your storage, verified: ${storage.objects.map((o) => `${o.kind} ${formatBytes(o.size_bytes)}`).join(', ')}; stored
+        ${time(at, 'second')}.`;
+      }
+      case 'deleted':
+        return html`Deleted from your storage by the retention ${time(storage.deleted_at)}.`;
+    }
+  })();
+  return html`<p
+    id="recording-storage"
+    data-storage-state="${storage.state}"
+    ${failure ? html`data-failure-reason="${failure.reason}"` : ''}
+  >
+    ${stateBadge(storage.state)} ${said}
+  </p>`;
 }

@@ -29,6 +29,10 @@ export function overviewStats(overview: Overview, environment: string): Html {
       <dt>Failed deliveries, last 24 h</dt>
       <dd data-stat="failing-deliveries">${overview.failedDeliveries24h}</dd>
     </div>
+    <div>
+      <dt>Recordings not copied to your storage</dt>
+      <dd data-stat="failing-recording-copies">${overview.failingRecordingCopies}</dd>
+    </div>
   </dl>`;
 }
 

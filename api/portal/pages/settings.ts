@@ -1,11 +1,12 @@
 import type { WorkspaceCallingWindow } from '../../../src/domain/callingHours/rules';
 import { TIME_ZONES } from '../../../src/domain/workspaces/timeZone';
 import { callingHoursSection } from './callingHours';
-import { option, time } from '../components';
+import { confirmLink, option, time } from '../components';
 import { html, type Html } from '../html';
 import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '../layout';
 import { renderTimeZone } from '../timeZoneScope';
 import type { LegalHoldRow } from '../../../src/domain/recordings/store';
+import { LEGAL_HOLD_REASON_MAX_LENGTH } from '../../../src/domain/recordings/legalHolds';
 
 export interface SettingsPageInput {
   /** This environment's calling window (settings `calling_window`). */
@@ -18,6 +19,8 @@ export interface SettingsPageInput {
   typedTimeZone?: string;
   /** The calling-hours form as typed, when its change was refused. */
   callingForm?: Record<string, string>;
+  /** The legal-hold form as typed (refused), or with a call's id filled in (a call's page links here). */
+  holdForm?: Record<string, string>;
 }
 
 export function settingsPage(nav: PageNav, input: SettingsPageInput): Html {
@@ -67,8 +70,8 @@ function timeZoneSection(nav: PageNav, typed: string | undefined): Html {
 }
 
 /**
- * Recordings retention and legal holds (issue 32), read-only: changed through the API (`PATCH /api/v1/settings`,
- * `/api/v1/legal-holds`). Holds are listed to owners and admins only, as the API lists them.
+ * Recordings retention and legal holds (issue 32). The retention is changed through the API (`PATCH /api/v1/settings`);
+ * holds are listed to owners and admins only, as the API lists them, who place and release them here as there.
  */
 function retentionSection(nav: PageNav, input: SettingsPageInput): Html {
   const kept =
@@ -87,20 +90,47 @@ function retentionSection(nav: PageNav, input: SettingsPageInput): Html {
               <th>Holds</th>
               <th>Reason</th>
               <th>Since</th>
+              <th><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
           <tbody>
             ${input.legalHolds.map(
               (hold) =>
-                html`<tr>
+                html`<tr data-legal-hold-id="${hold.id}">
                   <td>
                     ${hold.call_id ? html`call <a href="/portal/calls/${hold.call_id}?env=${nav.environment}">${hold.call_id}</a>` : hold.phone_number}
                   </td>
                   <td>${hold.reason}</td>
                   <td>${time(hold.created_at)}</td>
+                  <td>
+                    ${confirmLink(`/portal/settings/legal-holds/${hold.id}/release?env=${nav.environment}`, 'Release…', {
+                      ariaLabel: `Release the legal hold on ${hold.call_id ? `call ${hold.call_id}` : hold.phone_number}`,
+                    })}
+                  </td>
                 </tr>`,
             )}
           </tbody>
         </table>`;
-  return html`${explained} ${holds}`;
+  return html`${explained}
+    <h3>Legal holds</h3>
+    ${holds} ${holdForm(nav, input.holdForm ?? {})}`;
+}
+
+/** Placing a hold: a call's id or a phone number (every call from or to it), and why, as `POST /api/v1/legal-holds` takes them. */
+function holdForm(nav: PageNav, typed: Record<string, string>): Html {
+  return html`<form method="post" action="/portal/settings/legal-holds" class="card" id="legal-hold-form">
+    ${csrfField(nav.csrfToken)}
+    <input type="hidden" name="env" value="${nav.environment}" />
+    <p>
+      Hold one call, or every call from or to a phone number: its stored recording and transcript outlive the retention until the hold is
+      released.
+    </p>
+    <label for="hold_call_id">Call id</label>
+    <input id="hold_call_id" name="call_id" value="${typed.call_id ?? ''}" autocomplete="off" />
+    <label for="hold_phone_number">or phone number</label>
+    <input id="hold_phone_number" name="phone_number" type="tel" value="${typed.phone_number ?? ''}" autocomplete="off" />
+    <label for="hold_reason">Reason (kept for the audit)</label>
+    <textarea id="hold_reason" name="reason" required maxlength="${LEGAL_HOLD_REASON_MAX_LENGTH}">${typed.reason ?? ''}</textarea>
+    <button type="submit">Place legal hold</button>
+  </form>`;
 }

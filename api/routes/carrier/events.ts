@@ -8,6 +8,7 @@ import {
   ANSWERED_BY,
   CALL_ENDED_BY,
   CARRIER_CALL_EVENT_TYPES,
+  MACHINE_KINDS,
   type CarrierCallEvent,
   type CarrierIncomingCallEvent,
 } from '../../../src/adapters/carrier/callbacks';
@@ -102,6 +103,7 @@ export function carrierEventRoutes(): RouteDef[] {
           ended_by: { type: 'string', enum: [...CALL_ENDED_BY] },
           answered: { type: 'boolean' },
           answered_by: { type: 'string', enum: [...ANSWERED_BY] },
+          machine_kind: { type: 'string', enum: [...MACHINE_KINDS] },
         },
       },
       received: '`{received: true}`',

@@ -17,6 +17,7 @@ import {
   twilioAnsweredBy,
   twilioCallEventType,
   twilioGreetingEnded,
+  twilioMachineKind,
 } from '../../../src/adapters/carrier/twilio/callbacks';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
@@ -141,7 +142,7 @@ export const connect: Handler = async (ctx, deps, params) => {
   if (!params.CallSid) return answerStale(ctx, 'no_call_sid', params);
   // With synchronous machine detection Twilio fetches this once detection ended, with `AnsweredBy` (asynchronous: at the
   // answer, without; the verdict comes to `amdStatus`); a repeat of the answer is one answer.
-  const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
+  const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy), ...twilioMachineKind(params.AnsweredBy) } : {};
   if (queryValue(ctx, 'resume') !== '1') await deliver(deps, call.id, { type: 'call.answered', ...answeredBy }, carrierReachOf(ctx));
   if (call.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, call.id));
   const line = await findLineById(deps.db, call.line_id);
@@ -247,7 +248,8 @@ export const amdStatus: Handler = async (ctx, deps, params) => {
     'twilio machine detection',
   );
   const reach = carrierReachOf(ctx);
-  await deliver(deps, call.id, { type: 'call.machine_detection', answered_by: twilioAnsweredBy(params.AnsweredBy) }, reach);
+  const detection = { answered_by: twilioAnsweredBy(params.AnsweredBy), ...twilioMachineKind(params.AnsweredBy) };
+  await deliver(deps, call.id, { type: 'call.machine_detection', ...detection }, reach);
   if (twilioGreetingEnded(params.AnsweredBy)) await deliver(deps, call.id, { type: 'call.greeting_ended' }, reach);
 };
 

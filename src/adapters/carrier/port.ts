@@ -260,6 +260,7 @@ export const MAX_QUEUED_CALLER_FRAMES = 50;
  */
 export type {
   AnsweredBy,
+  MachineKind,
   CarrierCallAnsweredEvent,
   CarrierCallCompletedEvent,
   CarrierCallEvent,

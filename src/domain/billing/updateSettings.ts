@@ -1,6 +1,7 @@
 import { recordComplianceEvent } from '../compliance/events';
 import { callingWindowProblems, normalizedCallingWindow, type WorkspaceCallingWindow } from '../callingHours/rules';
 import { hasScheme } from '../lines/rules';
+import { redactionProblems } from '../recordings/redactionSettings';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { egressPolicyFor } from '../../platform/net/egress';
 import { ensureAccount, type BillingTenant } from './ledger';
@@ -45,6 +46,11 @@ export async function updateSettings(
   }
   if ('calling_window' in changes) {
     const problems = callingWindowProblems(changes.calling_window);
+    if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
+  }
+  const recordings = changes.recordings as { redaction?: unknown } | undefined;
+  if (recordings?.redaction !== undefined) {
+    const problems = redactionProblems(recordings.redaction);
     if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   }
   const window = changes.calling_window as WorkspaceCallingWindow | null | undefined;

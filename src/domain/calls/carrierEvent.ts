@@ -27,7 +27,8 @@ export async function deliverCarrierCallEvent(
 ): Promise<void> {
   const call = await findCallById(deps.db, callId);
   if (!call || !withinCarrierReach(deps.log, reach, call, { call_id: callId, event: event.type })) throw new CallNotFoundError(callId);
-  const { type, at, ended_by, answered, answered_by, text, language, speak_id, played_text, done, stopped, recording_url } = event;
+  const { type, at, ended_by, answered, answered_by, machine_kind, text, language, speak_id, played_text, done, stopped, recording_url } =
+    event;
   // Recorded here rather than by the workflow: the carrier's own time, whether or not the call's run still waits for it.
   if (type === 'call.ringing' && call.direction === 'outbound' && Number.isFinite(at))
     await recordOutboundRinging(deps.db, callId, new Date(at));
@@ -38,6 +39,7 @@ export async function deliverCarrierCallEvent(
       ended_by,
       answered,
       ...(answered_by ? { answered_by } : {}),
+      ...(machine_kind ? { machine_kind } : {}),
       text,
       language,
       speak_id,

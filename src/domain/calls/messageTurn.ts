@@ -181,16 +181,26 @@ export async function messageTurnAttempt(
   deps: MessageTurnDeps,
   event: NewEvent & { id: string },
   stream: ReplyStream,
-  turn: { deferral?: TurnDeferral; transcriptOf: (outcome: AttemptOutcome) => { callId: string; addition: TranscriptAddition } },
+  turn: {
+    deferral?: TurnDeferral;
+    transcriptOf: (outcome: AttemptOutcome) => { callId: string; addition: TranscriptAddition };
+    /**
+     * What the records keep of the payload when it differs from what is sent: the event and the delivery's request
+     * body are recorded with it, the POST carries `event.payload` (the caller's words as said, transcript redaction
+     * on and webhook payloads not redacted: src/domain/recordings/redactTranscript.ts).
+     */
+    recordedPayload?: Record<string, unknown>;
+  },
 ): Promise<AttemptOutcome & { transcriptWritten: boolean }> {
   const { db, now } = deps;
-  const eventRow = eventRowOf(event);
+  const eventRow = eventRowOf(turn.recordedPayload ? { ...event, payload: turn.recordedPayload } : event);
   const body = requestBodyOf(eventRow);
+  const sentBody = turn.recordedPayload ? requestBodyOf(eventRowOf(event)) : body;
   const deliveryId = crypto.randomUUID();
   const started = now();
   const { deferral } = turn;
   const claim = await recordMessageAndClaim(db, {
-    event,
+    event: turn.recordedPayload ? { ...event, payload: turn.recordedPayload } : event,
     deliveryId,
     requestBody: body,
     ...(deferral
@@ -241,7 +251,7 @@ export async function messageTurnAttempt(
     await releaseClaim(db, deliveryId);
     throw err;
   }
-  const request = signedRequest(eventRow, { url: claim.url, secret, body, deliveryId, number: 1, started });
+  const request = signedRequest(eventRow, { url: claim.url, secret, body: sentBody, deliveryId, number: 1, started });
   const budget = deps.ndjsonBudget ?? { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS };
   const result = await post(deps, request, speakingReply(deps.carrier, stream, budget));
   const completion = completionOf(request, result, started, now());

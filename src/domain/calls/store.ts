@@ -214,11 +214,18 @@ export async function countActiveCalls(db: Knex): Promise<Array<{ environment: s
 }
 
 /** A transcript entry as a workflow hands it over (timestamp in epoch ms). */
-type PlainEntry = { role: string; text: string; timestamp: number };
+type PlainEntry = { role: string; text: string; timestamp: number; redactions?: EntryRedaction[] };
 
 /** Transcript entries as the call record stores them (timestamps as ISO strings). */
 const transcriptJson = (transcript: readonly PlainEntry[]) =>
-  JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
+  JSON.stringify(
+    transcript.map((t) => ({
+      role: t.role,
+      text: t.text,
+      timestamp: new Date(t.timestamp).toISOString(),
+      ...(t.redactions && t.redactions.length > 0 ? { redactions: t.redactions } : {}),
+    })),
+  );
 
 /** Replaces the whole transcript (calls from before sequenced transcripts). */
 export async function writeTranscript(db: Knex, callId: string, transcript: readonly PlainEntry[]): Promise<void> {
@@ -255,6 +262,7 @@ export function transcriptAppend(callId: string, addition: TranscriptAddition): 
       ...(e.interrupted ? { interrupted: true } : {}),
       ...(e.kind ? { kind: e.kind } : {}),
       ...(e.tool ? { tool: e.tool } : {}),
+      ...(e.redactions && e.redactions.length > 0 ? { redactions: e.redactions } : {}),
     })),
   );
   return {
@@ -275,15 +283,24 @@ export function transcriptRecord(row: Pick<CallRow, 'transcript'>) {
   // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
   return (
     row.transcript?.map((entry) => {
-      const { role, text, timestamp, interrupted, kind, tool } = entry as {
+      const { role, text, timestamp, interrupted, kind, tool, redactions } = entry as {
         role: string;
         text: string;
         timestamp: string;
         interrupted?: boolean;
         kind?: string;
         tool?: ToolCallRecord;
+        redactions?: EntryRedaction[];
       };
-      return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}), ...(tool ? { tool } : {}) };
+      return {
+        role,
+        text,
+        timestamp,
+        ...(interrupted ? { interrupted } : {}),
+        ...(kind ? { kind } : {}),
+        ...(tool ? { tool } : {}),
+        ...(redactions && redactions.length > 0 ? { redactions } : {}),
+      };
     }) ?? null
   );
 }
@@ -367,6 +384,15 @@ export interface SequencedEntry {
   kind?: 'dtmf' | 'tool';
   /** `kind: tool`: the call and what came of it. */
   tool?: ToolCallRecord;
+  /** The personal data redacted from `text` before it was written (src/domain/recordings/redaction.ts): each marker's kind and place. */
+  redactions?: EntryRedaction[];
+}
+
+/** One redaction in a transcript entry's text: its kind and its marker's place (code points); never what was there. */
+export interface EntryRedaction {
+  kind: string;
+  start: number;
+  length: number;
 }
 
 /** A tool call as the transcript and the `tool_called` event show it. */
@@ -517,4 +543,9 @@ export async function claimNextInboundCall(
 /** Gives a claimed call back to the next wait (its wait's client went away before it was answered). */
 export async function releaseInboundClaim(db: Knex, callId: string, claimedAt: Date): Promise<void> {
   await db('calls').where({ id: callId, wait_claimed_at: claimedAt }).update({ wait_claimed_at: null });
+}
+
+/** Deletes the call's transcript (the recordings retention: src/domain/recordings/retention.ts); answers whether it had one. */
+export async function deleteTranscript(db: Knex | Knex.Transaction, callId: string): Promise<boolean> {
+  return (await db('calls').where({ id: callId }).whereNotNull('transcript').update({ transcript: null })) > 0;
 }

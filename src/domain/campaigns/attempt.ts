@@ -1,4 +1,5 @@
 import type { CallInput } from '../../../workflows/definitions/calls';
+import type { MachineKind } from '../../adapters/carrier/port';
 import { findLineById } from '../lines/store';
 import { callInputOf, recordCall, type PlaceCallRequest } from '../calls/place';
 import { findCallById, linesWithActiveCalls } from '../calls/store';
@@ -214,12 +215,13 @@ async function placedAgain(deps: LoggedUseCaseDeps, callId: string, lineId: stri
 /**
  * An attempt's call has ended (its workflow returned, or failed): its outcome, duration and charge
  * go to the contact, which is then done or waits for its retry. Run again, it changes nothing.
+ * `machineKind`: the call's workflow hung up on a fax (rules.ts `attemptOutcome`).
  */
-export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise<void> {
+export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef, machineKind?: MachineKind): Promise<void> {
   const callId = attemptCallId(ref.campaignId, ref.contactId, ref.attempt);
   const [call, campaign] = await Promise.all([findCallById(deps.db, callId), findCampaignById(deps.db, ref.campaignId)]);
   if (!call || !campaign) throw new Error(`attempt call ${callId} or its campaign is missing`);
-  const outcome = attemptOutcome(call, campaign.answering_machine);
+  const outcome = attemptOutcome(call, campaign.answering_machine, machineKind);
   const now = deps.now();
   const event = await deps.db.transaction(async (trx) => {
     const settled = await settleAttemptRow(trx, {
@@ -255,7 +257,7 @@ export async function settleAttempt(deps: AttemptDeps, ref: AttemptRef): Promise
  * A campaign's call started by its dispatcher has ended (its own workflow says so, workflows/calls/workflow.ts): the
  * attempt is settled, then the campaign woken (a slot is free, a retry may be due). Run again, it settles nothing more.
  */
-export async function settleCampaignCall(deps: AttemptDeps, ref: AttemptRef): Promise<void> {
-  await settleAttempt(deps, ref);
+export async function settleCampaignCall(deps: AttemptDeps, ref: AttemptRef & { machineKind?: MachineKind }): Promise<void> {
+  await settleAttempt(deps, ref, ref.machineKind);
   await wakeCampaign(deps.temporal, ref.campaignId);
 }

@@ -119,14 +119,16 @@ export const MAX_VOICEMAIL_MESSAGE_LENGTH = 1_000;
 
 /**
  * The outcome of an attempt whose call has ended: a machine's answer is `voicemail` when the campaign
- * leaves one and the call ended as it should (`answering_machine`), else `machine`.
+ * leaves one and the call ended as it should (`answering_machine`), else `machine`. A fax (`machineKind`, said by the
+ * call's workflow, which hung up on it without a message) is a `machine`.
  */
 export function attemptOutcome(
   call: { status: string; answered_by: string | null; end_cause: string | null },
   onMachine: AnsweringMachineAction | null,
+  machineKind?: string,
 ): AttemptOutcome {
   if (call.status === 'completed' && call.answered_by === 'machine')
-    return onMachine === 'voicemail' && call.end_cause === 'answering_machine' ? 'voicemail' : 'machine';
+    return onMachine === 'voicemail' && call.end_cause === 'answering_machine' && machineKind !== 'fax' ? 'voicemail' : 'machine';
   if (call.status === 'completed') return 'answered';
   if (call.status === 'busy' || call.status === 'no_answer') return call.status;
   return 'failed';

@@ -10,6 +10,7 @@ import { measuring } from '../../adapters/storage/streams';
 import type { Db } from '../../platform/db/knex';
 import { recordingPresentation } from '../calls/rules';
 import { findCallById, transcriptRecord, type CallRow } from '../calls/store';
+import { callRedaction, redactedEventPayload } from './redactTranscript';
 import { objectNameOf, pendingKinds, type CallObjectKind, type RecordingSettings } from './rules';
 import { asStoredObject, callObjectsDeleted, eventsOfCall, recordingSettings, recordStoredObject, storedObjectsOfCall } from './store';
 
@@ -108,9 +109,19 @@ interface Written {
   contentType: string;
 }
 
+/**
+ * The transcript or the events as JSON. Both are redacted as the workspace asks now (./redactTranscript.ts): the
+ * transcript was redacted as it was written, and this adds only what a rule set since then finds; the events keep
+ * the caller's words as sent to the agent unless the workspace redacts webhook payloads, so they are redacted here.
+ */
 async function jsonOf(deps: Pick<CopyDeps, 'db'>, call: CallRow, kind: Exclude<CallObjectKind, 'recording'>): Promise<unknown> {
-  if (kind === 'transcript') return { call_id: call.id, transcript: transcriptRecord(call) ?? [] };
-  return { call_id: call.id, events: await eventsOfCall(deps.db, call.id) };
+  const redaction = await callRedaction(deps.db, call.id);
+  if (kind === 'transcript') return { call_id: call.id, transcript: redaction.entries(transcriptRecord(call) ?? []) };
+  const events = await eventsOfCall(deps.db, call.id);
+  return {
+    call_id: call.id,
+    events: events.map((event) => ({ ...event, payload: redactedEventPayload(redaction, event.type, event.payload) })),
+  };
 }
 
 async function writeJson(deps: CopyDeps, base: Omit<StoredObjectRef, 'name'>, kind: CallObjectKind, value: unknown): Promise<Written> {

@@ -1,4 +1,4 @@
-import { recordComplianceEvent } from '../compliance/events';
+import { attributionMetadata, recordComplianceEvent, type PortalAttribution } from '../compliance/events';
 import { findCallById } from '../calls/store';
 import type { BillingTenant } from '../billing/ledger';
 import type { UseCaseDeps } from '../useCaseDeps';
@@ -7,8 +7,12 @@ import { insertLegalHold, releaseLegalHoldRow, type LegalHoldRow } from './store
 /*
  * Legal holds (issue 32; docs/decisions/recordings.md "Retention and legal hold"): a hold on a call, or on a phone
  * number (every call from or to it), keeps the stored objects past the environment's retention until released.
- * Who may place or release one is the caller's rule (an unrestricted owner or admin key). Each is a compliance event.
+ * Who may place or release one is the caller's rule (an unrestricted owner or admin key; an owner or admin in the
+ * portal). Each is a compliance event, with the key that acted, or (`by`, no key) the portal user.
  */
+
+/** Who places or releases a hold: the tenant and the key, or the portal's signed-in user (`by`, `keyId` null). */
+export type HoldActor = BillingTenant & { keyId: string | null; by?: PortalAttribution };
 
 export const LEGAL_HOLD_REASON_MAX_LENGTH = 1000;
 
@@ -28,7 +32,7 @@ export type PlaceHoldOutcome = { ok: true; hold: LegalHoldRow } | { ok: false; r
 
 export async function placeLegalHold(
   deps: Pick<UseCaseDeps, 'db' | 'now'>,
-  actor: BillingTenant & { keyId: string | null },
+  actor: HoldActor,
   subject: HoldSubject,
   reason: string,
 ): Promise<PlaceHoldOutcome> {
@@ -57,7 +61,7 @@ export async function placeLegalHold(
       actorKeyId: actor.keyId,
       callId: row.call_id,
       phoneNumber: row.phone_number,
-      metadata: { legal_hold_id: row.id, reason },
+      metadata: { legal_hold_id: row.id, reason, ...attributionMetadata(actor.by) },
       at,
     });
     return row;
@@ -68,7 +72,7 @@ export async function placeLegalHold(
 /** Releases an active hold of the tenant's; undefined when there is none by that id (another tenant's included). */
 export async function releaseLegalHold(
   deps: Pick<UseCaseDeps, 'db' | 'now'>,
-  actor: BillingTenant & { keyId: string | null },
+  actor: HoldActor,
   id: string,
 ): Promise<LegalHoldRow | undefined> {
   const at = deps.now();
@@ -82,7 +86,7 @@ export async function releaseLegalHold(
       actorKeyId: actor.keyId,
       callId: row.call_id,
       phoneNumber: row.phone_number,
-      metadata: { legal_hold_id: row.id },
+      metadata: { legal_hold_id: row.id, ...attributionMetadata(actor.by) },
       at,
     });
     return row;

@@ -1,6 +1,8 @@
 import type { RecordingStore } from '../../adapters/storage/port';
 import type { Db } from '../../platform/db/knex';
 import { recordComplianceEvent } from '../compliance/events';
+import { deleteTranscript } from '../calls/store';
+import { eraseConversationOfCall } from '../webhooks/store';
 import type { BillingTenant } from '../billing/ledger';
 import {
   callIsHeld,
@@ -43,6 +45,8 @@ export interface RetentionBatch {
 /**
  * Deletes up to `limit` calls' objects per environment, of calls whose objects were all stored before `at` minus
  * the environment's retention. `at` is the schedule's time (the workflow's clock), so a late run judges by its own.
+ * With its objects go the call's transcript in the database (as `GET /calls/{id}` shows it) and what was said in its
+ * conversation events and their delivery attempts: the retention is of what was said, wherever Switchboard keeps it.
  */
 export async function deleteCallObjectsPastRetention(deps: RetentionDeps, at: Date, limit: number): Promise<RetentionBatch> {
   const deleted: DeletedCall[] = [];
@@ -82,6 +86,8 @@ async function deleteCallObjects(
     stored_at: row.stored_at.toISOString(),
   }));
   await deps.db.transaction(async (trx) => {
+    const transcriptDeleted = await deleteTranscript(trx, callId);
+    const conversationEventsErased = await eraseConversationOfCall(trx, callId);
     await deleteCallObjectRows(
       trx,
       callId,
@@ -93,7 +99,13 @@ async function deleteCallObjects(
       eventType: 'call_objects_deleted',
       actorKeyId: null,
       callId,
-      metadata: { by: 'retention_schedule', retention_days: retentionDays, objects },
+      metadata: {
+        by: 'retention_schedule',
+        retention_days: retentionDays,
+        objects,
+        transcript_deleted: transcriptDeleted,
+        conversation_events_erased: conversationEventsErased,
+      },
       at,
     });
   });

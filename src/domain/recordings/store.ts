@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { BillingTenant } from '../billing/ledger';
 import { findSettings } from '../billing/settings';
-import { recordingSettingsOf, type CallObjectKind, type RecordingSettings, type StoredCallObject } from './rules';
+import {
+  recordingSettingsOf,
+  type CallObjectKind,
+  type CopyFailure,
+  type CopyFailureReason,
+  type RecordingSettings,
+  type StoredCallObject,
+} from './rules';
 
 /** A `call_objects` row: one object of a call the store holds, verified when written (migration 0053). */
 export interface CallObjectRow {
@@ -41,6 +48,8 @@ export async function recordStoredObject(db: Db, row: CallObjectRow): Promise<Ca
   return db.transaction(async (trx) => {
     const before = await trx<CallObjectRow>('call_objects').where({ call_id: row.call_id, kind: row.kind }).forUpdate().first();
     await trx('call_objects').insert(row).onConflict(['call_id', 'kind']).merge();
+    // Stored: whatever failed before is over (the copy's state, migration 0057).
+    await trx('call_copy_failures').where({ call_id: row.call_id, kind: row.kind }).del();
     return before;
   });
 }
@@ -204,6 +213,17 @@ export async function callIsHeld(db: Db | Knex, callId: string): Promise<boolean
   return row !== undefined;
 }
 
+/** The active legal holds that keep the call (on itself, or on its from or to number), oldest first. */
+export async function holdsCoveringCall(db: Db | Knex, callId: string): Promise<LegalHoldRow[]> {
+  return db<LegalHoldRow>('legal_holds as h')
+    .join('calls as c', (on) => on.on('c.workspace_id', 'h.workspace_id').andOn('c.environment', 'h.environment'))
+    .where('c.id', callId)
+    .whereNull('h.released_at')
+    .andWhereRaw('(h.call_id = c.id or h.phone_number = c.from_number or h.phone_number = c.to_number)')
+    .orderBy('h.created_at', 'asc')
+    .select('h.*');
+}
+
 /** Whether the retention schedule deleted the call's stored objects (then nothing is copied or served again). */
 export async function callObjectsDeleted(db: Db | Knex, callId: string): Promise<boolean> {
   return (await db('call_objects_deleted').where({ call_id: callId }).first('call_id')) !== undefined;
@@ -227,4 +247,70 @@ export async function deleteCallObjectRows(
   kinds: readonly CallObjectKind[],
 ): Promise<CallObjectRow[]> {
   return trx<CallObjectRow>('call_objects').where({ call_id: callId }).whereIn('kind', kinds).del().returning('*');
+}
+
+/** A `call_copy_failures` row (migration 0057): the copy of one object of a call has failed since it was last stored. */
+interface CopyFailureRow {
+  call_id: string;
+  kind: CallObjectKind;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  reason: CopyFailureReason;
+  attempts: number;
+  retrying: boolean;
+  first_failed_at: Date;
+  last_failed_at: Date;
+}
+
+/**
+ * Records a failed attempt to copy the call's object of `kind`: the first starts the row, each next one counts and
+ * replaces the reason and time of the last. Nothing for a call that does not exist.
+ */
+export async function recordCopyFailureRow(
+  db: Db,
+  failure: { callId: string; kind: CallObjectKind; reason: CopyFailureReason; retrying: boolean; at: Date },
+): Promise<void> {
+  const fields = { reason: failure.reason, retrying: failure.retrying, at: failure.at };
+  await db.raw(
+    `insert into call_copy_failures (call_id, kind, workspace_id, environment, reason, attempts, retrying, first_failed_at, last_failed_at)
+     select c.id, :kind, c.workspace_id, c.environment, :reason, 1, :retrying, :at, :at from calls c where c.id = :callId
+     on conflict (call_id, kind) do update set
+       reason = excluded.reason,
+       retrying = excluded.retrying,
+       attempts = call_copy_failures.attempts + 1,
+       last_failed_at = greatest(call_copy_failures.last_failed_at, excluded.last_failed_at)`,
+    { ...fields, kind: failure.kind, callId: failure.callId },
+  );
+}
+
+/** Forgets the failures of the call's object of `kind` (it is no longer pending: stored, or not wanted any more). */
+export async function clearCopyFailure(db: Db, callId: string, kind: CallObjectKind): Promise<void> {
+  await db('call_copy_failures').where({ call_id: callId, kind }).del();
+}
+
+export async function copyFailuresOfCall(db: Db | Knex, callId: string): Promise<CopyFailure[]> {
+  const rows = await db<CopyFailureRow>('call_copy_failures').where({ call_id: callId });
+  return rows.map((row) => ({
+    kind: row.kind,
+    reason: row.reason,
+    attempts: row.attempts,
+    retrying: row.retrying,
+    firstFailedAt: row.first_failed_at,
+    lastFailedAt: row.last_failed_at,
+  }));
+}
+
+/** When the retention schedule deleted the call's objects, or undefined. */
+export async function callObjectsDeletedAt(db: Db | Knex, callId: string): Promise<Date | undefined> {
+  const row = await db('call_objects_deleted').where({ call_id: callId }).first<{ deleted_at: Date } | undefined>('deleted_at');
+  return row?.deleted_at;
+}
+
+/** Calls of the environment whose copy is failing now (retried or refused), not deleted by the retention since. */
+export async function failingCopiesCount(db: Db | Knex, tenant: BillingTenant): Promise<number> {
+  const [row] = await db('call_copy_failures as f')
+    .where({ 'f.workspace_id': tenant.workspaceId, 'f.environment': tenant.environment })
+    .whereNotExists((deleted) => deleted.select(db.raw('1')).from('call_objects_deleted as d').whereRaw('d.call_id = f.call_id'))
+    .countDistinct<Array<{ count: string | number }>>({ count: 'f.call_id' });
+  return Number(row?.count ?? 0);
 }

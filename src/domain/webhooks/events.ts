@@ -41,6 +41,12 @@ export const EVENT_POLICIES = {
 } as const satisfies Record<string, EventPolicy>;
 
 export type EventType = keyof typeof EVENT_POLICIES;
+
+/**
+ * The events whose payload carries what was said on a call (the caller's words, the agent's partial reply, a tool's
+ * arguments and result): erased with the call's transcript by the recordings retention (src/domain/recordings/retention.ts).
+ */
+export const CONVERSATION_EVENT_TYPES = ['message', 'interrupted', 'tool_called'] as const satisfies readonly EventType[];
 export const EVENT_TYPES = Object.keys(EVENT_POLICIES) as EventType[];
 
 /**

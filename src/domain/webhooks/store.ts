@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { queryPreparedRaw, type SqlStatement } from '../../platform/db/prepared';
 import type { SealedSecretRow } from '../lines/secrets';
 import { webhookDestinationSql } from './destination';
+import { CONVERSATION_EVENT_TYPES } from './events';
 import { recordEventStatement, type NewEvent } from './record';
 
 /** The columns a delivery attempt's row is inserted with (./attempt.ts `prepareAttempt`). */
@@ -324,4 +325,30 @@ export async function deliveryNamedBy(
   if (attempt) return { ...attempt, matched: 'delivery' };
   const first = await deliveriesOfTenant(db, tenant).where({ event_id: id }).orderBy('attempt', 'asc').first('id', 'event_id');
   return first ? { ...first, matched: 'event' } : undefined;
+}
+
+/**
+ * Erases what was said from a call's conversation events (`CONVERSATION_EVENT_TYPES`) and their delivery attempts:
+ * each event keeps only its call, its time and `content_deleted: true`; each attempt's body keeps its routing fields
+ * (`event`, `event_id`, `line_id`) over that, and the receiver's answer (the agent's reply) is dropped. The rows stay,
+ * so the delivery log still shows that the call's turns were delivered and how. Answers the events erased.
+ */
+export async function eraseConversationOfCall(db: Knex | Knex.Transaction, callId: string): Promise<number> {
+  const erasedPayload = `jsonb_build_object('call_id', payload->'call_id', 'timestamp', payload->'timestamp', 'content_deleted', true)`;
+  const erased = await db('webhook_events')
+    .where({ call_id: callId })
+    .whereIn('event_type', CONVERSATION_EVENT_TYPES)
+    .whereRaw("not coalesce((payload->>'content_deleted')::boolean, false)")
+    .update({ payload: db.raw(erasedPayload) });
+  await db('webhook_deliveries')
+    .where({ call_id: callId })
+    .whereIn('event_type', CONVERSATION_EVENT_TYPES)
+    .update({
+      request_body: db.raw(
+        `jsonb_build_object('event', request_body->'event', 'event_id', request_body->'event_id', 'line_id', request_body->'line_id',
+                            'call_id', request_body->'call_id', 'timestamp', request_body->'timestamp', 'content_deleted', true)`,
+      ),
+      response_body: null,
+    });
+  return erased;
 }

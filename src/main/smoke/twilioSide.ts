@@ -59,7 +59,10 @@ export async function legsOf(
   );
 }
 
-/** Twilio's AnsweredBy as Switchboard reports it (docs/carriers.md, machine detection). */
+/**
+ * Twilio's AnsweredBy as Switchboard reports it (docs/carriers.md, machine detection): a `fax` is a `machine` on the
+ * API (its kind, `fax`, only steers a campaign's call, which hangs up on it: docs/decisions/campaigns.md).
+ */
 export function answeredByOf(twilioAnsweredBy: string | null | undefined): string {
   if (twilioAnsweredBy === 'human') return 'human';
   if (twilioAnsweredBy === 'fax' || twilioAnsweredBy?.startsWith('machine')) return 'machine';

@@ -170,6 +170,7 @@ describe('carrier simulator: outbound calls', () => {
       ended_at: null,
       machine_detection: false,
       answered_by: null,
+      machine_kind: null,
       greeting_end_detection: false,
       greeting_ended_at: null,
       transfer: null,
@@ -224,6 +225,30 @@ describe('carrier simulator: outbound calls', () => {
       body: JSON.stringify({ call_id: crypto.randomUUID(), from, to: '+14155552364', events_url: eventsUrl, greeting_end_detection: true }),
     });
     expect(refused.status).toBe(400);
+  });
+
+  it('a fax answers: a machine of kind fax, with the answer or after it, and no greeting to end', async () => {
+    expect(
+      (await control('POST', '/control/calls/outcomes', { to: '+16175552014', outcome: 'answer', ring_ms: 0, answered_by: 'fax' })).body,
+    ).toMatchObject({ answered_by: 'fax' });
+    await control('POST', '/control/calls/outcomes', { to: '+16175552015', outcome: 'answer', ring_ms: 0, answered_by: 'machine' });
+    const detected = crypto.randomUUID();
+    await carrier.placeCall({ callId: detected, from, to: '+16175552014', eventsUrl, machineDetection: true });
+    expect((await waitForEvents(detected, 2))[1]).toMatchObject({ type: 'call.answered', answered_by: 'machine', machine_kind: 'fax' });
+    expect(await callRecord(detected)).toMatchObject({ answered_by: 'machine', machine_kind: 'fax' });
+
+    const fax = crypto.randomUUID();
+    const machine = crypto.randomUUID();
+    await carrier.placeCall({ callId: fax, from, to: '+16175552014', eventsUrl, machineDetection: true, detectGreetingEnd: true });
+    await carrier.placeCall({ callId: machine, from, to: '+16175552015', eventsUrl, machineDetection: true, detectGreetingEnd: true });
+    // The machine answered after the fax and its greeting has ended: the fax's never will.
+    expect((await waitForEvents(machine, 4))[3]).toMatchObject({ type: 'call.greeting_ended' });
+    expect(eventsFor(fax).slice(1)).toEqual([
+      expect.objectContaining({ type: 'call.answered' }),
+      expect.objectContaining({ type: 'call.machine_detection', answered_by: 'machine', machine_kind: 'fax' }),
+    ]);
+    expect(await callRecord(fax)).toMatchObject({ answered_by: 'machine', machine_kind: 'fax', greeting_ended_at: null });
+    expect(await callRecord(machine)).toMatchObject({ answered_by: 'machine', machine_kind: null });
   });
 
   it('transfer: the destination answers (connected: no speech, no caller words) or not (back as before); idempotent on transfer_id', async () => {

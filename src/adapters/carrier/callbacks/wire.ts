@@ -64,6 +64,14 @@ export const ANSWERED_BY = ['human', 'machine', 'unknown'] as const;
 export type AnsweredBy = (typeof ANSWERED_BY)[number];
 
 /**
+ * What kind of machine answered, when the carrier's detection says more than `machine` (issue 31): a `fax` cannot
+ * take a message, so a campaign's call hangs up on it at once. Absent: a machine of no known kind (a voicemail box,
+ * an IVR), or not a machine. Only with `answered_by: machine`.
+ */
+export const MACHINE_KINDS = ['fax'] as const;
+export type MachineKind = (typeof MACHINE_KINDS)[number];
+
+/**
  * The call was answered. A call placed with `machineDetection` is reported answered once the
  * detection ended, with its result in `answered_by`; other calls carry none.
  */
@@ -73,6 +81,8 @@ export interface CarrierCallAnsweredEvent {
   carrier_call_id: string;
   at: number;
   answered_by?: AnsweredBy;
+  /** With `answered_by: machine`: the detection heard a fax. */
+  machine_kind?: MachineKind;
 }
 
 /**
@@ -85,6 +95,8 @@ export interface CarrierMachineDetectionEvent {
   carrier_call_id: string;
   at: number;
   answered_by: AnsweredBy;
+  /** With `answered_by: machine`: the detection heard a fax (no greeting end follows). */
+  machine_kind?: MachineKind;
 }
 
 /**

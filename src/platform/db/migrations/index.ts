@@ -49,6 +49,7 @@ import * as m0052 from './0052_campaign_events';
 import * as m0053 from './0053_call_objects';
 import * as m0054 from './0054_legal_holds';
 import * as m0055 from './0055_carrier_deleted_recordings';
+import * as m0057 from './0057_call_copy_failures';
 import * as m0058 from './0058_contact_list_skips';
 
 /**
@@ -106,6 +107,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0053_call_objects': m0053,
   '0054_legal_holds': m0054,
   '0055_carrier_deleted_recordings': m0055,
+  '0057_call_copy_failures': m0057,
   '0058_contact_list_skips': m0058,
 };
 

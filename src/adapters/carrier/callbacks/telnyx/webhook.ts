@@ -1,5 +1,5 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
-import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent } from '../../port';
+import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent, MachineKind } from '../../port';
 import { decodeClientState } from './clientState';
 import type { TelnyxWebhookBody } from './envelope';
 import { translateMessage } from './messageEvents';
@@ -137,9 +137,9 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
       if (state.m && !state.g) return { kind: 'ignored', reason: 'answered; machine detection under way' };
       return { kind: 'call', event: { type: 'call.answered', ...ids } };
     case 'call.machine.detection.ended': {
-      const answeredBy = ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown';
-      if (state.g) return { kind: 'call', event: { type: 'call.machine_detection', ...ids, answered_by: answeredBy } };
-      return { kind: 'call', event: { type: 'call.answered', ...ids, answered_by: answeredBy } };
+      const detected = DETECTION_RESULT[str(payload.result) ?? ''] ?? { answered_by: 'unknown' };
+      if (state.g) return { kind: 'call', event: { type: 'call.machine_detection', ...ids, ...detected } };
+      return { kind: 'call', event: { type: 'call.answered', ...ids, ...detected } };
     }
     case 'call.machine.greeting.ended':
       // `beep_detected`, `ended` (silence) or `not_sure`: Telnyx stopped listening to the greeting, whose end this is
@@ -213,7 +213,20 @@ async function transcriptionEvents(
 }
 
 /** Telnyx's detection result → who answered (`not_sure`, or anything new: `unknown`). */
-const ANSWERED_BY_RESULT: Record<string, AnsweredBy> = { human: 'human', machine: 'machine' };
+/**
+ * `call.machine.detection.ended`'s `result` → who answered (anything else, `not_sure` included: `unknown`). The
+ * standard detection Switchboard asks for (`detect`, `greeting_end`: ../../telnyx/dial.ts) reports `human`, `machine`
+ * or `not_sure` (telnyx 7.24.0 `CallMachineDetectionEnded.Payload.result`): it never tells a fax apart, so on Telnyx a
+ * fax is a `machine` of no known kind (or `unknown`). Only premium detection names one: `fax_detected`
+ * (`CallMachinePremiumDetectionEnded.Payload.result`, in `call.machine.premium.detection.ended`, which Switchboard does
+ * not ask for; https://developers.telnyx.com/docs/voice/programmable-voice/answering-machine-detection); should the
+ * result carry it, it is a fax (`machine_kind: fax`), hung up on at once.
+ */
+const DETECTION_RESULT: Record<string, { answered_by: AnsweredBy; machine_kind?: MachineKind }> = {
+  human: { answered_by: 'human' },
+  machine: { answered_by: 'machine' },
+  fax_detected: { answered_by: 'machine', machine_kind: 'fax' },
+};
 
 /**
  * An event of a transfer's new leg: its answer is the transfer's success; a hang-up before any

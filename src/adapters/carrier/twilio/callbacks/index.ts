@@ -24,7 +24,7 @@ export {
 } from './replay';
 export { isTwilioCallStatus, isTwilioMessageStatus, twilioCallEventType, twilioMessageStatus } from './translate';
 export { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml, webSocketUrl } from './twiml';
-export { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy, twilioGreetingEnded } from './transfer';
+export { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy, twilioGreetingEnded, twilioMachineKind } from './transfer';
 export { recordTransferReached } from './transferRecord';
 export { dropRelayCommands } from './relayCommands';
 export { issueRelayToken, takeRelayToken, type RelayTokenGrant } from './relayTokens';

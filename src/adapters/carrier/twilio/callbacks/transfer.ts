@@ -1,6 +1,6 @@
 // The TwiML builder alone: the SDK's index loads its REST client too (about 0.1 s of CPU at every start).
 import VoiceResponse from 'twilio/lib/twiml/VoiceResponse';
-import type { AnsweredBy } from '../../callbacks/wire';
+import type { AnsweredBy, MachineKind } from '../../callbacks/wire';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
 
 /**
@@ -54,19 +54,28 @@ export function transferWasAnswered(dialCallStatus: string | undefined): boolean
 }
 
 /**
- * Twilio's `AnsweredBy` (MachineDetection=Enable) → who answered: `human`; `machine_start`,
- * `machine_end_*` and `fax` are machines; `unknown` (or anything else) is unknown.
- */
-/**
  * Twilio's `AnsweredBy` under DetectMessageEnd: a machine is reported once its greeting ended, by a beep, silence or
- * otherwise (`machine_end_beep`, `machine_end_silence`, `machine_end_other`).
+ * otherwise (`machine_end_beep`, `machine_end_silence`, `machine_end_other`). A `fax` has no greeting to end.
  */
 export function twilioGreetingEnded(answeredBy: string | undefined): boolean {
   return answeredBy?.startsWith('machine_end_') === true;
 }
 
+/**
+ * Twilio's `AnsweredBy` → who answered: `human`; `machine_start`, `machine_end_*` and `fax` are machines; `unknown` (or
+ * anything else) is unknown. The values are those of https://www.twilio.com/docs/voice/answering-machine-detection
+ * ("AnsweredBy": `machine_start`, `human`, `fax`, `unknown`; under DetectMessageEnd `machine_end_beep`,
+ * `machine_end_silence`, `machine_end_other`); twilio-oai's Calls create operation (test/fixtures/twilio-oai/
+ * twilio_api_v2010.slice.json, `MachineDetection`, `AsyncAmdStatusCallback`) names the same three answerers: a human,
+ * an answering machine, or a fax.
+ */
 export function twilioAnsweredBy(answeredBy: string | undefined): AnsweredBy {
   if (answeredBy === 'human') return 'human';
   if (answeredBy === 'fax' || answeredBy?.startsWith('machine')) return 'machine';
   return 'unknown';
+}
+
+/** The kind of machine Twilio's `AnsweredBy` names, as the carrier callbacks carry it: `fax` for a fax, else none. */
+export function twilioMachineKind(answeredBy: string | undefined): { machine_kind?: MachineKind } {
+  return answeredBy === 'fax' ? { machine_kind: 'fax' } : {};
 }
