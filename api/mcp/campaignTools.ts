@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { CONTACT_LIST_TTL_DAYS, WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE } from '../../src/domain/campaigns/rules';
+import { METADATA_COLUMN_PREFIX, PHONE_COLUMN } from '../../src/domain/campaigns/contactListCsv';
+import { CONTACT_LIST_TTL_DAYS, MAX_CONTACTS, WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE } from '../../src/domain/campaigns/rules';
 import type { ToolSpec } from './catalogue';
 
 /**
@@ -24,7 +25,7 @@ const CREATE_ARGUMENTS: Record<string, string> = {
   contacts:
     'The people to call, in order: each `{to_number}` in E.164 form, with optional `variables` (values for the {{name}} placeholders of the texts) and `metadata` (echoed in results). ' +
     'A number that is not a phone number, or repeats an earlier one, is skipped and reported, not refused. Give contacts or contact_list_id, not both',
-  contact_list_id: `The contact list’s id, instead of contacts: a CSV list uploaded through the API (one row per person, with its variables), usable for ${CONTACT_LIST_TTL_DAYS} days`,
+  contact_list_id: `The contact list’s id, instead of contacts: a CSV list from upload_contact_list (or uploaded through the API), usable for ${CONTACT_LIST_TTL_DAYS} days`,
   topic: 'Make each call a hosted conversation about this topic (Switchboard’s AI talks); without it each line answers as its mode decides',
   begin_message: 'With topic: what the AI says first on each call (optional)',
   max_duration_seconds: 'With topic: the longest each conversation may last, in seconds',
@@ -37,7 +38,59 @@ const CREATE_ARGUMENTS: Record<string, string> = {
     'Calling a contact again: `max_attempts` (1-10, default 1: no retry), `backoff_seconds` between attempts (default 600), and `on`: which outcomes are retried (busy, no_answer, failed; default all)',
 };
 
+const CONTACT_LIST_ID = 'The contact list’s id (`id` from upload_contact_list or list_contact_lists)';
+const CONTACT_LIST_REFUSALS: ToolSpec['refusalWords'] = {
+  not_found: `no such contact list is visible to you: check the id (list_contact_lists); a list is deleted ${CONTACT_LIST_TTL_DAYS} days after its upload`,
+};
+
+/**
+ * The contact-list tools (issue 31): an agent uploads a list as CSV text through the upload operation itself (the same
+ * reader and use case as the HTTP upload), and reads and lists lists. No tool deletes one: no MCP tool deletes a
+ * resource (a line's release, a key's revocation, a consent's revocation are the API's and the portal's), and a list
+ * expires on its own; an operator deletes one early through the API.
+ */
+const CONTACT_LIST_TOOL_SPECS: readonly ToolSpec[] = [
+  {
+    name: 'upload_contact_list',
+    operationId: 'uploadCampaignContactList',
+    title: 'Upload a campaign’s contact list (CSV)',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    use:
+      'Records a list of people to call as CSV text and answers its id, which create_campaign takes as contact_list_id (instead of contacts). ' +
+      `Use it for a list longer than a few hundred people or one kept as a spreadsheet; nobody is called until create_campaign. The list is deleted ${CONTACT_LIST_TTL_DAYS} days after its upload. ` +
+      'Its `skipped` counts say how many rows will be skipped (numbers that are not phone numbers, or repeat an earlier row’s). ' +
+      'The whole tool call, the CSV text included, must fit this server’s request limit (MAX_BODY_BYTES, 1 MiB by default); ' +
+      `a longer list (up to ${MAX_CONTACTS} rows) is uploaded through the HTTP API’s contact-list upload (up to 16 MiB), and its id works here the same. ` +
+      'A list with problems is refused with `validation_error`, each detail naming `rows.<n>.<column>` (the n-th data row, from 1) or `columns.<n>`: fix those rows and upload again.',
+    refusals: ['idempotency_key_reused'],
+    arguments: {
+      csv:
+        `The file’s text: a header line naming \`${PHONE_COLUMN}\` (required) and other columns, then one line per person. A \`${METADATA_COLUMN_PREFIX}<key>\` column is ` +
+        'metadata echoed in results; any other column is a variable filling the {{name}} placeholders of the calls’ texts. Quote a cell that holds a comma ' +
+        '("Tuesday, 9:00"). Example: "phone_number,first_name\\n+14155550123,Ada\\n"',
+    },
+  },
+  {
+    name: 'list_contact_lists',
+    operationId: 'listCampaignContactLists',
+    title: 'List uploaded contact lists',
+    annotations: READ,
+    use: 'Lists the contact lists uploaded in the last 7 days that were not deleted, newest first, each with its row count, columns and skipped counts.',
+  },
+  {
+    name: 'get_contact_list',
+    operationId: 'getCampaignContactList',
+    title: 'Get an uploaded contact list',
+    annotations: READ,
+    use: 'Shows one uploaded contact list: its row count, columns, how many rows will be skipped, and when it expires.',
+    refusals: ['not_found'],
+    refusalWords: CONTACT_LIST_REFUSALS,
+    arguments: { id: CONTACT_LIST_ID },
+  },
+];
+
 export const CAMPAIGN_TOOL_SPECS: readonly ToolSpec[] = [
+  ...CONTACT_LIST_TOOL_SPECS,
   {
     name: 'create_campaign',
     operationId: 'createCampaign',

@@ -6,6 +6,8 @@ export interface ApiRequest {
   /** Path and query string, e.g. `/api/v1/calls?limit=5`. */
   path: string;
   body?: unknown;
+  /** A body sent as written with its media type (an upload's CSV), instead of `body` as JSON. */
+  upload?: { mediaType: string; text: string };
   headers?: Record<string, string>;
   /** Aborting it closes the request, as a client that goes away does (a wait on the route then stops). */
   signal?: AbortSignal;
@@ -32,9 +34,17 @@ export function inProcessApi(listener: () => http.RequestListener): (callerHeade
     server ??= http.createServer(listener());
     const [client, serverSide] = duplexPair();
     server.emit('connection', serverSide);
-    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const payload = request.upload
+      ? Buffer.from(request.upload.text, 'utf8')
+      : request.body === undefined
+        ? undefined
+        : Buffer.from(JSON.stringify(request.body));
     const headers: Record<string, string> = { ...callerHeaders, ...request.headers, connection: 'close' };
-    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
+    if (payload)
+      Object.assign(headers, {
+        'content-type': request.upload?.mediaType ?? 'application/json',
+        'content-length': String(payload.length),
+      });
     return new Promise<ApiAnswer>((resolve, reject) => {
       const req = http.request({ method: request.method, path: request.path, headers, createConnection: () => client as never }, (res) => {
         const chunks: Buffer[] = [];

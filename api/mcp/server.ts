@@ -24,7 +24,8 @@ const INSTRUCTIONS =
   'its scopes, tier, line binding, number allow-list and spend cap apply, and only the tools your key may use are listed. ' +
   'An outbound call: place_call, then follow_call with until: "answered"; an inbound call: wait_for_call. While the call is in_progress, ' +
   'speak (with wait_for_response) or speak then wait_for_reply, press_digits, transfer_call; hang_up to end it. ' +
-  'Many people to call for one purpose: create_campaign, then get_campaign and get_campaign_results. ' +
+  'Many people to call for one purpose: create_campaign, then get_campaign and get_campaign_results ' +
+  '(a long list of contacts: upload_contact_list first, then create_campaign with its contact_list_id). ' +
   COMMON_REFUSALS;
 
 /**
@@ -108,12 +109,14 @@ function requestOf(tool: Tool, args: Record<string, unknown>) {
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
   const headers: Record<string, string> = {};
+  let upload: { mediaType: string; text: string } | undefined;
   for (const [argument, value] of Object.entries(args)) {
     // Unknown arguments go to the body (or query), where the route's validator refuses them.
     const { in: where, name } = placement[argument] ?? { in: route.doc.requestBody ? 'body' : 'query', name: argument };
     if (where === 'path') path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
     else if (where === 'query') query.append(name, typeof value === 'string' ? value : JSON.stringify(value));
     else if (where === 'idempotency') headers['idempotency-key'] = String(value);
+    else if (where === 'upload' && route.upload) upload = { mediaType: route.upload.mediaType, text: String(value) };
     else body[name] = value;
   }
   const search = query.size > 0 ? `?${query.toString()}` : '';
@@ -121,6 +124,8 @@ function requestOf(tool: Tool, args: Record<string, unknown>) {
     method: route.method.toUpperCase(),
     path: `${path}${search}`,
     body: route.doc.requestBody ? body : undefined,
+    // An upload's route reads nothing else of the body: without the file's text it gets an empty one (its own refusal).
+    ...(route.upload ? { upload: upload ?? { mediaType: route.upload.mediaType, text: '' } } : {}),
     headers,
   };
 }

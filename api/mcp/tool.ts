@@ -11,7 +11,8 @@ export interface JsonSchemaObject {
 
 /** Where a tool argument goes in its route's request, under the route's own name for it. */
 export interface Placement {
-  in: 'path' | 'query' | 'body' | 'idempotency';
+  /** `upload`: the whole request body, sent as written with the route's upload media type (a CSV file's text). */
+  in: 'path' | 'query' | 'body' | 'idempotency' | 'upload';
   name: string;
 }
 

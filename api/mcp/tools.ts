@@ -17,6 +17,9 @@ export type { Tool } from './tool';
 /** The argument that carries an operation's `Idempotency-Key` header. */
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 
+/** The argument that carries an upload operation's file, as text (a contact list's CSV). */
+export const UPLOAD_ARGUMENT = 'csv';
+
 export function mcpTools(routes: readonly RouteDef[]): Tool[] {
   const routeOf = (operationId: string, tool: string) => {
     const route = routes.find((r) => r.operationId === operationId);
@@ -51,6 +54,7 @@ function toolOf(spec: ToolSpec, route: RouteDef): Tool {
     for (const [field, fieldSchema] of Object.entries(schema.properties ?? {}))
       add(field, 'body', fieldSchema, body.required && (schema.required ?? []).includes(field));
   }
+  if (route.upload) add(UPLOAD_ARGUMENT, 'upload', { type: 'string', minLength: 1, description: route.upload.description }, true);
   if (route.idempotency) {
     add(
       IDEMPOTENCY_ARGUMENT,

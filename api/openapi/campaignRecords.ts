@@ -161,6 +161,12 @@ export const campaignRecordSchemas: Record<string, object> = {
       items: { type: 'string' },
       description: 'The header as written: `phone_number`, `metadata.<key>` columns and variables',
     },
+    skipped: {
+      ...record({ invalid_number: count, duplicate_number: count }),
+      description:
+        'Rows a campaign created from the list records as skipped at once (its results’ `skip_reason`): numbers that are not phone numbers, ' +
+        'and numbers repeating an earlier row’s',
+    },
     created_at: dateTime,
     expires_at: { ...dateTime, description: 'Until when a campaign’s creation may name it (`contact_list_id`); then it is deleted' },
   }),

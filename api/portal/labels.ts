@@ -206,6 +206,7 @@ export const COMPLIANCE_EVENT_LABELS: Vocabulary<ComplianceEventType> = {
   legal_hold_placed: 'Legal hold placed',
   legal_hold_released: 'Legal hold released',
   call_objects_deleted: 'Recording deleted (retention)',
+  contact_list_deleted: 'Contact list deleted',
   agent_key_minted: 'Agent key minted',
   agent_key_updated: 'Agent key changed',
   agent_key_rotated: 'Agent key rotated',

@@ -25,3 +25,32 @@ export async function uploadContactList(
   });
   return data!.contact_list;
 }
+
+type ContactList = components['schemas']['ContactList'];
+
+/** An uploaded contact list, as its upload answered it; a deleted, expired or unknown id throws {@link SwitchboardApiError} 404 `not_found`. */
+export async function getContactList(client: Client<paths>, id: string): Promise<ContactList> {
+  const { data } = await client.GET('/api/v1/campaigns/contact-lists/{id}', { params: { path: { id } } });
+  return data!.contact_list;
+}
+
+/**
+ * One page of the uploaded lists that have not expired, newest first: pass `next_cursor` back as `cursor` while
+ * `has_more`.
+ */
+export async function listContactLists(
+  client: Client<paths>,
+  page: { limit?: number; cursor?: string } = {},
+): Promise<{ contact_lists: ContactList[]; has_more: boolean; next_cursor: string | null }> {
+  const { data } = await client.GET('/api/v1/campaigns/contact-lists', { params: { query: page } });
+  return data!;
+}
+
+/**
+ * Deletes an uploaded list and its rows now (campaigns created from it keep their contacts) and answers it as it was.
+ * Deleting it again throws {@link SwitchboardApiError} 404 `not_found`.
+ */
+export async function deleteContactList(client: Client<paths>, id: string): Promise<ContactList> {
+  const { data } = await client.DELETE('/api/v1/campaigns/contact-lists/{id}', { params: { path: { id } } });
+  return data!.contact_list;
+}

@@ -23,7 +23,7 @@ import { IDEMPOTENT_OPERATIONS } from './operations';
 import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './retry';
 import type { paths } from './schema';
 
-export { uploadContactList } from './contactLists';
+export { deleteContactList, getContactList, listContactLists, uploadContactList } from './contactLists';
 export { SwitchboardApiError, type ErrorEnvelope } from './errors';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export type { components, operations, paths } from './schema';

@@ -863,14 +863,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Uploaded contact lists that have not expired, newest first (cursor pagination)
+         * @description The workspace’s lists in this environment, whichever key uploaded them: a deleted or expired list is not listed.
+         */
+        get: operations["listCampaignContactLists"];
         put?: never;
         /**
          * Upload a campaign’s contact list as CSV (up to 100,000 rows with per-contact variables), then create the campaign with its id
-         * @description Answers the list’s `id`, which `POST /api/v1/campaigns` takes as `contact_list_id` (instead of `contacts`) for 7 days; a list may start several campaigns. The same file sent again with the same `Idempotency-Key` answers the same list.
+         * @description Answers the list’s `id`, which `POST /api/v1/campaigns` takes as `contact_list_id` (instead of `contacts`) for 7 days; a list may start several campaigns, and is deleted with its rows at `expires_at` or earlier by `DELETE /api/v1/campaigns/contact-lists/{id}`. The same file sent again with the same `Idempotency-Key` answers the same list.
          */
         post: operations["uploadCampaignContactList"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/contact-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An uploaded contact list, as its upload answered it
+         * @description A list that was deleted, has expired, or is another workspace’s or environment’s is 404 `not_found` alike.
+         */
+        get: operations["getCampaignContactList"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an uploaded contact list and its rows now, before its expiry
+         * @description For personal data that must go before the list expires. Campaigns already created from the list keep their contacts (each copied the rows); a campaign created afterwards cannot name it (422 `contact_list_id`, as an unknown id). Answers the list as it was, with `deleted: true`; deleting it again, or a list that expired or is another workspace’s, is 404 `not_found`. Records a `contact_list_deleted` compliance event (the key, the list’s id and row count).
+         */
+        delete: operations["deleteCampaignContactList"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2112,6 +2140,11 @@ export interface components {
             rows: number;
             /** @description The header as written: `phone_number`, `metadata.<key>` columns and variables */
             columns: string[];
+            /** @description Rows a campaign created from the list records as skipped at once (its results’ `skip_reason`): numbers that are not phone numbers, and numbers repeating an earlier row’s */
+            skipped: {
+                invalid_number: number;
+                duplicate_number: number;
+            };
             /** Format: date-time */
             created_at: string;
             /**
@@ -12700,6 +12733,147 @@ export interface operations {
             };
         };
     };
+    listCampaignContactLists: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page (or an ISO timestamp) */
+                cursor?: string | unknown | unknown | unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{contact_lists, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contact_lists": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "rows": 1,
+                     *           "columns": [
+                     *             "example"
+                     *           ],
+                     *           "skipped": {
+                     *             "invalid_number": 1,
+                     *             "duplicate_number": 1
+                     *           },
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "expires_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        contact_lists: components["schemas"]["ContactList"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     uploadCampaignContactList: {
         parameters: {
             query?: never;
@@ -12735,6 +12909,10 @@ export interface operations {
                      *         "columns": [
                      *           "example"
                      *         ],
+                     *         "skipped": {
+                     *           "invalid_number": 1,
+                     *           "duplicate_number": 1
+                     *         },
                      *         "created_at": "2026-01-15T09:30:00.000Z",
                      *         "expires_at": "2026-01-15T09:30:00.000Z"
                      *       }
@@ -12864,6 +13042,269 @@ export interface operations {
                      *             "message": "Required"
                      *           }
                      *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCampaignContactList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The list’s `id`, as its upload answered it
+                 * @example a5614527-0ce6-43be-ad1d-d012b7394867
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{contact_list}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contact_list": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "rows": 1,
+                     *         "columns": [
+                     *           "example"
+                     *         ],
+                     *         "skipped": {
+                     *           "invalid_number": 1,
+                     *           "duplicate_number": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "expires_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contact_list: components["schemas"]["ContactList"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCampaignContactList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The list’s `id`, as its upload answered it
+                 * @example a5614527-0ce6-43be-ad1d-d012b7394867
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{contact_list, deleted}`: the list as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contact_list": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "rows": 1,
+                     *         "columns": [
+                     *           "example"
+                     *         ],
+                     *         "skipped": {
+                     *           "invalid_number": 1,
+                     *           "duplicate_number": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "expires_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        contact_list: components["schemas"]["ContactList"];
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
                      *       }
                      *     }
                      */

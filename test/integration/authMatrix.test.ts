@@ -25,7 +25,14 @@ import {
   type Outcome,
   type ResourceMode,
 } from '../support/authMatrix';
-import { clearRateLimits, dormantCampaign, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
+import {
+  clearRateLimits,
+  dormantCampaign,
+  makeEnvFixtures,
+  remoteNumber,
+  uploadFixtureContactList,
+  type EnvFixtures,
+} from '../support/fixtures';
 import { createTenant, eventually, mintKey, untilLineActive, type Tenant, type TestResponse } from '../support/harness';
 import { useSuite } from '../support/suite';
 
@@ -464,6 +471,7 @@ describe('auth matrix: every route × every kind of credential', () => {
           },
           campaign: async (lineId) =>
             (await h.request('POST', '/api/v1/campaigns', { key: a.keys.test, body: dormantCampaign(lineId) })).body.campaign.id,
+          contactList: () => uploadFixtureContactList(h, a.keys.test),
         },
       })
     ).request;

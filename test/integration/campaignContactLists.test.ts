@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
-import { createSwitchboardClient, SwitchboardApiError, uploadContactList } from '../../sdk/client';
+import {
+  createSwitchboardClient,
+  deleteContactList,
+  getContactList,
+  listContactLists,
+  SwitchboardApiError,
+  uploadContactList,
+} from '../../sdk/client';
 import { purgeExpiredContactLists } from '../../src/domain/campaigns/contactListStore';
 import { createTenant } from '../support/harness';
 import { customer } from '../support/customer';
@@ -57,6 +64,7 @@ describe('campaign contact lists uploaded as CSV', () => {
       id: expect.any(String),
       rows: 4,
       columns: ['phone_number', 'first_name', 'appointment', 'metadata.patient_id'],
+      skipped: { invalid_number: 1, duplicate_number: 1 },
       created_at: expect.any(String),
       expires_at: expect.any(String),
     });
@@ -259,6 +267,135 @@ describe('campaign contact lists uploaded as CSV', () => {
     expect((await h.request('POST', `/api/v1/campaigns/${created.body.campaign.id}/cancel`, { key: tenant.keys.test })).status).toBe(200);
   }, 60_000);
 
+  it('a list is read, listed and deleted: after the delete it is gone for new campaigns, and a campaign made before keeps its contacts', async () => {
+    const line = await lines.create();
+    const [ada, grace] = freshNumbers(2);
+    const uploaded = await upload(`phone_number,first_name\n${ada},Ada\nnot a number,Bob\n${grace},Grace\n${ada},Ada again\n`);
+    expect(uploaded.status).toBe(201);
+    const record = uploaded.body.contact_list;
+    expect(record).toMatchObject({ rows: 4, skipped: { invalid_number: 1, duplicate_number: 1 } });
+
+    // Read as the upload answered it, and listed newest first.
+    const got = await h.request('GET', `/api/v1/campaigns/contact-lists/${record.id}`, { key: tenant.keys.test });
+    expect({ status: got.status, body: got.body }).toEqual({ status: 200, body: { contact_list: record } });
+    const listed = await h.request('GET', '/api/v1/campaigns/contact-lists?limit=100', { key: tenant.keys.test });
+    expect(listed.status).toBe(200);
+    expect(listed.body.contact_lists[0]).toEqual(record);
+
+    const future = { line_ids: [line.id], start_at: '2999-01-01T00:00:00Z' };
+    const before = await createCampaign({ ...future, contact_list_id: record.id });
+    expect(before.status).toBe(201);
+    const campaignId = before.body.campaign.id as string;
+
+    const deleted = await h.request('DELETE', `/api/v1/campaigns/contact-lists/${record.id}`, { key: tenant.keys.test });
+    expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 200, body: { contact_list: record, deleted: true } });
+    // Its rows are gone now, not at the purge.
+    expect(await h.db('campaign_contact_list_rows').where({ list_id: record.id })).toEqual([]);
+
+    const unknownId = crypto.randomUUID();
+    const unknownGet = await h.request('GET', `/api/v1/campaigns/contact-lists/${unknownId}`, { key: tenant.keys.test });
+    expect(unknownGet.status).toBe(404);
+    expect(unknownGet.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    for (const method of ['GET', 'DELETE']) {
+      const gone = await h.request(method, `/api/v1/campaigns/contact-lists/${record.id}`, { key: tenant.keys.test });
+      expect({ method, status: gone.status, body: gone.body }).toEqual({ method, status: 404, body: unknownGet.body });
+    }
+    const after = await h.request('GET', '/api/v1/campaigns/contact-lists?limit=100', { key: tenant.keys.test });
+    expect(after.body.contact_lists.map((l: { id: string }) => l.id)).not.toContain(record.id);
+
+    // A campaign may no longer name it: refused as an id that names nothing.
+    const late = await createCampaign({ ...future, contact_list_id: record.id });
+    const never = await createCampaign({ ...future, contact_list_id: unknownId });
+    expect({ status: late.status, fields: fieldsOf(late) }).toEqual({ status: 422, fields: ['contact_list_id'] });
+    expect(late.body.error.details).toEqual(never.body.error.details);
+
+    // The campaign created before keeps its copy of the rows.
+    const results = await h.request('GET', `/api/v1/campaigns/${campaignId}/results`, { key: tenant.keys.test });
+    expect(results.body.results).toMatchObject([
+      { row: 1, to_number: ada, status: 'pending', variables: { first_name: 'Ada' } },
+      { row: 2, to_number: 'not a number', outcome: 'skipped', skip_reason: 'invalid_number' },
+      { row: 3, to_number: grace, status: 'pending', variables: { first_name: 'Grace' } },
+      { row: 4, to_number: ada, outcome: 'skipped', skip_reason: 'duplicate_number' },
+    ]);
+    expect((await h.request('POST', `/api/v1/campaigns/${campaignId}/cancel`, { key: tenant.keys.test })).status).toBe(200);
+
+    // The delete is in the compliance audit, with the key that made it and no number.
+    const audit = await h.request('GET', '/api/v1/compliance/audit?event_type=contact_list_deleted&limit=100', { key: tenant.keys.test });
+    const event = audit.body.events.find((e: { metadata?: { contact_list_id?: string } }) => e.metadata?.contact_list_id === record.id);
+    expect(event).toMatchObject({
+      event_type: 'contact_list_deleted',
+      phone_number: null,
+      metadata: { contact_list_id: record.id, rows: 4 },
+    });
+    expect(event.actor_key_id).toEqual(expect.any(String));
+  });
+
+  it('another workspace, or the other environment, gets 404 on a list exactly as on an unknown id, and cannot delete it', async () => {
+    const uploaded = await upload(`phone_number\n${freshNumbers(1)[0]}\n`);
+    const listId = uploaded.body.contact_list.id as string;
+    const attacker = await createTenant(h.db);
+    for (const key of [attacker.keys.test, attacker.keys.live, tenant.keys.live]) {
+      for (const method of ['GET', 'DELETE']) {
+        const theirs = await h.request(method, `/api/v1/campaigns/contact-lists/${listId}`, { key });
+        const unknown = await h.request(method, `/api/v1/campaigns/contact-lists/${crypto.randomUUID()}`, { key });
+        expect({ method, status: theirs.status, body: theirs.body }).toEqual({ method, status: 404, body: unknown.body });
+      }
+      const list = await h.request('GET', '/api/v1/campaigns/contact-lists?limit=100', { key });
+      expect(list.text).not.toContain(listId);
+    }
+    // Not a UUID: the same 404.
+    const malformed = await h.request('GET', '/api/v1/campaigns/contact-lists/not-a-uuid', { key: attacker.keys.test });
+    expect({ status: malformed.status, code: malformed.body.error.code }).toEqual({ status: 404, code: 'not_found' });
+    // Still the owner's, whole.
+    const still = await h.request('GET', `/api/v1/campaigns/contact-lists/${listId}`, { key: tenant.keys.test });
+    expect(still.body.contact_list).toEqual(uploaded.body.contact_list);
+    expect(await h.db('campaign_contact_list_rows').where({ list_id: listId })).toHaveLength(1);
+  });
+
+  it('lists page newest first with a cursor, each list once; the typed client reads, lists and deletes', async () => {
+    const other = await createTenant(h.db);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const made = await upload(`phone_number\n${freshNumbers(1)[0]}\n`, { key: other.keys.test });
+      expect(made.status).toBe(201);
+      ids.unshift(made.body.contact_list.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await h.request(
+        'GET',
+        `/api/v1/campaigns/contact-lists?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        {
+          key: other.keys.test,
+        },
+      );
+      expect(page.status).toBe(200);
+      seen.push(...page.body.contact_lists.map((l: { id: string }) => l.id));
+      if (!page.body.has_more) {
+        expect(page.body.next_cursor).toBeNull();
+        break;
+      }
+      expect(page.body.contact_lists).toHaveLength(2);
+      cursor = page.body.next_cursor;
+    }
+    expect(seen).toEqual(ids);
+    expect((await h.request('GET', '/api/v1/campaigns/contact-lists?limit=101', { key: other.keys.test })).status).toBe(422);
+    expect((await h.request('GET', '/api/v1/campaigns/contact-lists?cursor=nope', { key: other.keys.test })).status).toBe(422);
+
+    const switchboard = createSwitchboardClient({ baseUrl: h.apiUrl, apiKey: other.keys.test });
+    expect((await getContactList(switchboard, ids[0])).id).toBe(ids[0]);
+    const first = await listContactLists(switchboard, { limit: 3 });
+    expect({ ids: first.contact_lists.map((l) => l.id), has_more: first.has_more }).toEqual({ ids: ids.slice(0, 3), has_more: true });
+    const rest = await listContactLists(switchboard, { limit: 3, cursor: first.next_cursor! });
+    expect(rest.contact_lists.map((l) => l.id)).toEqual(ids.slice(3));
+    expect(await deleteContactList(switchboard, ids[1])).toMatchObject({ id: ids[1], rows: 1 });
+    const again = await deleteContactList(switchboard, ids[1]).catch((err: unknown) => err);
+    expect(again).toBeInstanceOf(SwitchboardApiError);
+    expect(again).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await listContactLists(switchboard)).contact_lists.map((l) => l.id)).toEqual([ids[0], ...ids.slice(2)]);
+  });
+
   // Last in the file: it moves the API's clock a week on.
   it('a list expires 7 days after its upload: no campaign may name it, and the hourly purge deletes it with its rows', async () => {
     const line = await lines.create();
@@ -268,6 +405,11 @@ describe('campaign contact lists uploaded as CSV', () => {
     h.clock.advance(7 * 24 * 3600 * 1000 + 1000);
     const late = await createCampaign({ line_ids: [line.id], contact_list_id: listId, start_at: '2999-01-01T00:00:00Z' });
     expect({ status: late.status, fields: fieldsOf(late) }).toEqual({ status: 422, fields: ['contact_list_id'] });
+    // Expired, it is gone before the purge runs: not read, not listed, not deleted.
+    for (const method of ['GET', 'DELETE'])
+      expect((await h.request(method, `/api/v1/campaigns/contact-lists/${listId}`, { key: tenant.keys.test })).status).toBe(404);
+    const listed = await h.request('GET', '/api/v1/campaigns/contact-lists?limit=100', { key: tenant.keys.test });
+    expect(listed.body.contact_lists.map((l: { id: string }) => l.id)).not.toContain(listId);
     // The maintenance activity's purge of lists (activities/maintenance.ts), at the moved clock.
     expect(await purgeExpiredContactLists(h.db, h.clock.now())).toBeGreaterThanOrEqual(1);
     expect(await h.db('campaign_contact_lists').where({ id: listId })).toEqual([]);

@@ -223,6 +223,68 @@ describe('MCP agent tools', () => {
     });
   });
 
+  it('contact-list tools: an agent uploads a CSV list, reads and lists it, and creates a campaign from it; a list with problems names its rows (issue 31)', async () => {
+    const line = await lines.create();
+    const agent = await connect(tenant.keys.test);
+    try {
+      const offered = (await agent.listTools()).tools;
+      const upload = offered.find((t) => t.name === 'upload_contact_list')!;
+      expect(upload.inputSchema.required).toEqual(['csv']);
+      expect(upload.description).toMatch(/request limit \(MAX_BODY_BYTES/);
+      expect(offered.map((t) => t.name)).toEqual(expect.arrayContaining(['list_contact_lists', 'get_contact_list']));
+
+      const ada = `+1415557${Math.floor(1000 + Math.random() * 8999)}`;
+      const csv = `phone_number,first_name,metadata.ref\n${ada},"Ada, L.",r-1\nnope,Bob,r-2\n`;
+      const idempotency_key = `list-${line.id}`;
+      const list = expectOk(await call(agent, 'upload_contact_list', { csv, idempotency_key })).contact_list;
+      expect(list).toMatchObject({
+        rows: 2,
+        columns: ['phone_number', 'first_name', 'metadata.ref'],
+        skipped: { invalid_number: 1, duplicate_number: 0 },
+      });
+      // Retried with its idempotency_key: the same list.
+      expect(expectOk(await call(agent, 'upload_contact_list', { csv, idempotency_key })).contact_list.id).toBe(list.id);
+      expect(expectOk(await call(agent, 'get_contact_list', { id: list.id })).contact_list).toEqual(list);
+      expect(expectOk(await call(agent, 'list_contact_lists', { limit: 100 })).contact_lists.map((l: { id: string }) => l.id)).toContain(
+        list.id,
+      );
+
+      const campaign = expectOk(
+        await call(agent, 'create_campaign', {
+          line_ids: [line.id],
+          contact_list_id: list.id,
+          start_at: new Date(Date.now() + 86_400_000).toISOString(),
+        }),
+      ).campaign;
+      expect(campaign.progress).toMatchObject({ total: 2, pending: 1, skipped: 1 });
+      const { results } = expectOk(await call(agent, 'get_campaign_results', { id: campaign.id }));
+      expect(results).toMatchObject([
+        { row: 1, to_number: ada, variables: { first_name: 'Ada, L.' }, metadata: { ref: 'r-1' } },
+        { row: 2, to_number: 'nope', skip_reason: 'invalid_number' },
+      ]);
+      expect(expectOk(await call(agent, 'cancel_campaign', { id: campaign.id })).campaign.status).toBe('cancelled');
+
+      // The upload's own refusals, as the API gives them: each row and column at fault.
+      const refused = await call(agent, 'upload_contact_list', { csv: 'phone_number,first_name\n,Ada\n+14155550100\n' });
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse((refused.content[0] as { text: string }).text).error).toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'rows.1.phone_number' }, { field: 'rows.2' }],
+      });
+      expect(refusalCode(await call(agent, 'get_contact_list', { id: campaign.id }))).toBe('not_found');
+      // Another tenant's agent does not see it.
+      const stranger = await connect((await createTenant(h.db)).keys.test);
+      expect(refusalCode(await call(stranger, 'get_contact_list', { id: list.id }))).toBe('not_found');
+      expect(expectOk(await call(stranger, 'list_contact_lists')).contact_lists).toEqual([]);
+      await stranger.close();
+      // The MCP request's own body limit bounds the file: past it the request is refused before any tool runs.
+      const tooLong = `phone_number\n${'+14155550100\n'.repeat(Math.ceil((1024 * 1024) / 13) + 1)}`;
+      await expect(call(agent, 'upload_contact_list', { csv: tooLong })).rejects.toThrow(/413|payload_too_large|exceeds/i);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('campaign tools: an agent creates a campaign, follows its progress and results, and pauses, resumes and cancels another (issue 31)', async () => {
     const line = await lines.create();
     const [busy, unanswered] = [`+1415558${Math.floor(1000 + Math.random() * 8999)}`, `+1415559${Math.floor(1000 + Math.random() * 8999)}`];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/platform/config';
 import { ensureSchemathesis } from '../../dev/infra/schemathesis';
-import { clearRateLimits, makeEnvFixtures, type EnvFixtures } from '../support/fixtures';
+import { clearRateLimits, makeEnvFixtures, uploadFixtureContactList, type EnvFixtures } from '../support/fixtures';
 import { useSuite } from '../support/suite';
 import {
   failureReport,
@@ -61,6 +61,7 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
   let document: Parameters<typeof fuzzConfig>[0]['document'];
   const fixtures = {} as Record<'test' | 'live', EnvFixtures>;
   let disposableLineIds: string[];
+  const disposableContactListIds = {} as Record<'test' | 'live', string[]>;
 
   beforeAll(async () => {
     // Installs schemathesis into the tool cache on first use (about 20 s); found there afterwards.
@@ -71,6 +72,11 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
       makeEnvFixtures(h, tenant, 'live', { webhookUrl: receiver.url }),
     ]);
     disposableLineIds = fixtures.test.spareLineIds.slice(1);
+    // Lists each environment's runs may delete (the fixture's own stays for the reads).
+    for (const environment of ['test', 'live'] as const) {
+      disposableContactListIds[environment] = [];
+      for (let i = 0; i < 3; i++) disposableContactListIds[environment].push(await uploadFixtureContactList(h, fixtures[environment].key));
+    }
     document = YAML.parse((await h.request('GET', '/api/openapi.yaml')).text);
     process.stdout.write(
       `[schemathesis] seeds: fixed ${FIXED_SEED}, fresh ${FRESH_SEED} (replay the fresh one with SCHEMA_FUZZ_SEED=${FRESH_SEED})\n`,
@@ -96,6 +102,7 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
           keyKind: run.keyKind,
           fixtures: envFixtures,
           disposableLineIds: run.environment === 'test' ? disposableLineIds : [],
+          disposableContactListIds: disposableContactListIds[run.environment],
           maxExamples: run.maxExamples,
         }),
         phases: run.phases,

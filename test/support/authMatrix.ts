@@ -25,6 +25,8 @@ export interface Resources {
   readonly campaignId: string;
   /** An active legal hold (releasing it again answers it as it is). */
   readonly legalHoldId: string;
+  /** An uploaded contact list (a list names no line: a key held to lines reads its tenant's lists). */
+  readonly contactListId: string;
   /** A number no fixture uses. */
   newPhone(): string;
   /**
@@ -37,6 +39,7 @@ export interface Resources {
   disposableApiToken(): Promise<string>;
   consentedPhone(): Promise<string>;
   disposableCampaign(): Promise<string>;
+  disposableContactList(): Promise<string>;
 }
 
 export interface RequestSpec {
@@ -95,6 +98,9 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   pauseCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
   resumeCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
   cancelCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
+  getCampaignContactList: (r) => ({ params: { id: r.contactListId } }),
+  // Deleting is for good: the owner's own request gets a fresh list; every other cell must be refused first.
+  deleteCampaignContactList: async (r) => ({ params: { id: await r.disposableContactList() } }),
   uploadCampaignContactList: (r) => ({
     rawBody: `phone_number,first_name\r\n${r.newPhone()},Ada\r\n`,
     headers: { 'content-type': 'text/csv' },
@@ -185,6 +191,7 @@ export interface FreshMaker {
   apiToken(): Promise<string>;
   consent(lineId: string): Promise<string>;
   campaign(lineId: string): Promise<string>;
+  contactList(): Promise<string>;
 }
 
 /** Builds the resources view, and records whether the request names an id, and one that belongs to a line. */
@@ -201,6 +208,7 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     apiTokenId: random ? crypto.randomUUID() : f.apiTokenId,
     campaignId: random ? crypto.randomUUID() : f.campaignId,
     legalHoldId: random ? crypto.randomUUID() : f.legalHoldId,
+    contactListId: random ? crypto.randomUUID() : f.contactListId,
   };
   const onLine = <T>(value: T) => {
     namesLine = true;
@@ -236,12 +244,16 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     get legalHoldId() {
       return anId(ids.legalHoldId);
     },
+    get contactListId() {
+      return anId(ids.contactListId);
+    },
     newPhone: phone,
     disposableLine: async () => onLine(mode.kind === 'fresh' ? await mode.make.line() : ids.lineId),
     disposableAgentKey: async () => anId(mode.kind === 'fresh' ? await mode.make.agentKey() : ids.agentKeyId),
     disposableApiToken: async () => anId(mode.kind === 'fresh' ? await mode.make.apiToken() : ids.apiTokenId),
     consentedPhone: async () => (mode.kind === 'fresh' ? mode.make.consent(f.lineId) : f.phoneNumber),
     disposableCampaign: async () => onLine(mode.kind === 'fresh' ? await mode.make.campaign(f.lineId) : ids.campaignId),
+    disposableContactList: async () => anId(mode.kind === 'fresh' ? await mode.make.contactList() : ids.contactListId),
   };
   return { resources, namesLine: () => namesLine, namesId: () => namesId };
 }

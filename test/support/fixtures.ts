@@ -36,6 +36,19 @@ export interface EnvFixtures {
   campaignId: string;
   /** An active legal hold on a number no call uses (issue 32): a resource to list or release. */
   legalHoldId: string;
+  /** A contact list uploaded as CSV (one row), expiring in 7 days: a resource to read, list or delete. */
+  contactListId: string;
+}
+
+/** Uploads a one-row contact list as CSV with `key`; answers its id. */
+export async function uploadFixtureContactList(h: Harness, key: string): Promise<string> {
+  const res = await h.request('POST', '/api/v1/campaigns/contact-lists', {
+    key,
+    rawBody: `phone_number,first_name\r\n${remoteNumber()},Ada\r\n`,
+    headers: { 'content-type': 'text/csv' },
+  });
+  if (res.status !== 201) throw new Error(`fixture contact list upload answered ${res.status}: ${res.text}`);
+  return res.body.contact_list.id as string;
 }
 
 /** A campaign that dials nothing while a test runs (its start is a year away): a resource to read, pause or cancel. */
@@ -103,6 +116,7 @@ export async function makeEnvFixtures(
   const apiToken = await ok('POST', '/api-tokens', { name: 'fixture token', grant: { scopes: ['read'] } });
   const campaign = await ok('POST', '/api/v1/campaigns', dormantCampaign(line.id), [201]);
   const hold = await ok('POST', '/api/v1/legal-holds', { phone_number: remoteNumber(), reason: 'Fixture hold' }, [201]);
+  const contactListId = await uploadFixtureContactList(h, key);
 
   return {
     environment,
@@ -118,6 +132,7 @@ export async function makeEnvFixtures(
     apiTokenId: apiToken.api_token.id,
     campaignId: campaign.campaign.id,
     legalHoldId: hold.legal_hold.id,
+    contactListId,
   };
 }
 

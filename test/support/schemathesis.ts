@@ -53,6 +53,8 @@ function dictionaryFor(location: 'path' | 'query' | 'body', name: string, opPath
     if (opPath.startsWith('/api/v1/calls/')) return opPath === '/api/v1/calls/{id}' ? 'calls' : 'ended_calls';
     if (/^\/(api\/)?v1\/keys\//.test(opPath)) return 'agent_keys';
     if (opPath.startsWith('/api-tokens/')) return 'api_tokens';
+    // A deleted list is gone: the deletes get lists of their own, so the reads keep finding theirs.
+    if (opPath === '/api/v1/campaigns/contact-lists/{id}') return method === 'delete' ? 'disposable_contact_lists' : 'contact_lists';
     return undefined;
   }
   if (name === 'line_id' || name === 'lineId') return 'lines';
@@ -73,6 +75,8 @@ export interface FuzzConfigInput {
   fixtures: EnvFixtures;
   /** Lines the fuzzer may release (DELETE), kept apart from the ones the other operations use. */
   disposableLineIds: string[];
+  /** Contact lists the fuzzer may delete, apart from the fixture's (which the reads use). */
+  disposableContactListIds: string[];
   maxExamples: number;
 }
 
@@ -88,6 +92,8 @@ export function fuzzConfig(input: FuzzConfigInput): string {
     api_tokens: { values: [f.apiTokenId] },
     phones: { values: [f.phoneNumber, f.linePhoneNumber] },
     key_ids: { values: ['self', f.agentKeyId, f.apiTokenId] },
+    contact_lists: { values: [f.contactListId] },
+    disposable_contact_lists: { values: input.disposableContactListIds.length ? input.disposableContactListIds : [f.contactListId] },
   };
   const operations = operationsOf(input.document).map(({ path: opPath, method, operation }) => {
     const kind = operationKeyKind(operation);

@@ -1,5 +1,5 @@
 import { MAX_LISTED_PROBLEMS, readContactListCsv, readHeader } from '../../src/domain/campaigns/contactListCsv';
-import { prepareContacts } from '../../src/domain/campaigns/contacts';
+import { countUploadSkips, prepareContacts } from '../../src/domain/campaigns/contacts';
 import { MAX_CONTACTS } from '../../src/domain/campaigns/rules';
 
 /** The text in chunks of `size` characters, as a request streams in. */
@@ -87,5 +87,15 @@ describe('a contact list read from CSV (RFC 4180)', () => {
       { row: 2, toNumber: 'call me', variables: null, metadata: null, skip: 'invalid_number' },
       { row: 3, toNumber: '+14155550100', variables: null, metadata: null, skip: 'duplicate_number' },
     ]);
+  });
+
+  it('counts the rows to be skipped by reason (a list’s `skipped`): a number repeating an invalid one is invalid, not a duplicate', () => {
+    const contacts = prepareContacts(
+      ['+14155550100', 'call me', '+1 415 555 0100', 'call me', '+14155550101', '(415) 555-0101', '+14155550101'].map((toNumber) => ({
+        toNumber,
+      })),
+    );
+    expect(countUploadSkips(contacts)).toEqual({ invalidNumber: 3, duplicateNumber: 2 });
+    expect(countUploadSkips([])).toEqual({ invalidNumber: 0, duplicateNumber: 0 });
   });
 });

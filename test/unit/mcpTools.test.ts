@@ -43,6 +43,9 @@ describe('MCP tools', () => {
       'pause_campaign',
       'resume_campaign',
       'cancel_campaign',
+      'upload_contact_list',
+      'list_contact_lists',
+      'get_contact_list',
     ])
       expect(names).toContain(name);
   });
@@ -69,6 +72,8 @@ describe('MCP tools', () => {
       const expected = [
         ...(route.doc.parameters ?? []).filter((p) => p.in === 'path' || (p.in === 'query' && p.required)).map((p) => argumentOf(p.name)),
         ...(route.doc.requestBody?.required ? (body?.required ?? []) : []),
+        // An upload's file is one text argument (the contact list's CSV).
+        ...(route.upload ? ['csv'] : []),
       ];
       expect([...(inputSchema.required ?? [])].sort()).toEqual(expected.sort());
       expect('idempotency_key' in inputSchema.properties).toBe(route.idempotency !== undefined);
@@ -141,6 +146,14 @@ describe('MCP tools', () => {
     expect(tool('create_campaign').annotations).toMatchObject({ openWorldHint: true, idempotentHint: false });
     // The contacts are `contacts` or an uploaded list's `contact_list_id`, exactly one: the API names the one missing.
     expect(tool('create_campaign').inputSchema.required).toEqual(['line_ids']);
+    // A contact list is uploaded as CSV text through the upload operation itself: the file is the request's body.
+    const upload = tool('upload_contact_list');
+    expect(upload.route.operationId).toBe('uploadCampaignContactList');
+    expect(upload.placement.csv).toEqual({ in: 'upload', name: 'csv' });
+    expect(upload.inputSchema.required).toEqual(['csv']);
+    expect(upload.description).toMatch(/MAX_BODY_BYTES, 1 MiB by default/);
+    expect(tool('get_contact_list').description).toMatch(/`not_found`: no such contact list is visible to you/);
+    expect(tools.map((t) => t.name)).not.toContain('delete_contact_list');
   });
 
   it('declares as output schema the operation’s 2xx body schema, which its documented example satisfies', () => {

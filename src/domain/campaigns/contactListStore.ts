@@ -14,6 +14,9 @@ export interface ContactListRow {
   actor_key_id: string | null;
   row_count: number;
   columns: string[];
+  /** Rows to be skipped at a campaign's creation, counted at the upload (`prepareContacts`). */
+  invalid_number_rows: number;
+  duplicate_number_rows: number;
   created_at: Date;
   expires_at: Date;
 }
@@ -47,6 +50,48 @@ export async function findLiveContactList(db: Conn, tenant: Tenant, id: string, 
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, id })
     .andWhere('expires_at', '>', now)
     .first();
+}
+
+/**
+ * As `findLiveContactList`, locked (`for share`) until the transaction ends: a campaign's creation copies the rows of
+ * a list that a concurrent `DELETE` cannot remove in between (the delete waits; a list deleted first is not found).
+ */
+export async function lockLiveContactList(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  id: string,
+  now: Date,
+): Promise<ContactListRow | undefined> {
+  return trx<ContactListRow>('campaign_contact_lists')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, id })
+    .andWhere('expires_at', '>', now)
+    .forShare()
+    .first();
+}
+
+/** The tenant's lists that have not expired, for a cursor page (newest first by `created_at`, `id`). */
+export function liveContactLists(db: Conn, tenant: Tenant, now: Date): Knex.QueryBuilder {
+  return db('campaign_contact_lists')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .andWhere('expires_at', '>', now);
+}
+
+/**
+ * Deletes the tenant's list that has not expired, with its rows (`on delete cascade`); answers it as it was, or
+ * undefined when the tenant has no such list. Campaigns created from it keep their own copies of its rows.
+ */
+export async function deleteLiveContactList(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  id: string,
+  now: Date,
+): Promise<ContactListRow | undefined> {
+  const [deleted] = await trx<ContactListRow>('campaign_contact_lists')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, id })
+    .andWhere('expires_at', '>', now)
+    .delete()
+    .returning('*');
+  return deleted;
 }
 
 /**

@@ -37,3 +37,14 @@ export function prepareContacts(contacts: readonly NewCampaignContact[]): Prepar
     };
   });
 }
+
+/** How many prepared contacts will be skipped for each reason found before any dial (a contact list's `skipped`). */
+export function countUploadSkips(contacts: readonly PreparedContact[]): { invalidNumber: number; duplicateNumber: number } {
+  let invalidNumber = 0;
+  let duplicateNumber = 0;
+  for (const { skip } of contacts) {
+    if (skip === 'invalid_number') invalidNumber += 1;
+    else if (skip === 'duplicate_number') duplicateNumber += 1;
+  }
+  return { invalidNumber, duplicateNumber };
+}

@@ -16,7 +16,7 @@ import {
   type AnsweringMachineAction,
   type SettingsProblem,
 } from './rules';
-import { copyListContacts, findLiveContactList } from './contactListStore';
+import { copyListContacts, lockLiveContactList } from './contactListStore';
 import { prepareContacts, type NewCampaignContact } from './contacts';
 import { insertCampaign, insertContacts, paceInUse, type CampaignRow, type NewContact } from './store';
 
@@ -76,7 +76,7 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
     // One creation at a time per tenant, so that two campaigns cannot both take the pace the other leaves.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`campaigns:${actor.workspaceId}:${actor.environment}`]);
     const listId = request.contactListId;
-    const uploaded = listId ? await findLiveContactList(trx, actor, listId, now) : undefined;
+    const uploaded = listId ? await lockLiveContactList(trx, actor, listId, now) : undefined;
     const problems = [...lineProblems, ...settingsProblems(settings, await paceInUse(trx, actor))];
     if (listId && !uploaded)
       problems.push({

@@ -65,6 +65,7 @@ export function toContactListRecord(row: ContactListRow) {
     id: row.id,
     rows: row.row_count,
     columns: row.columns,
+    skipped: { invalid_number: row.invalid_number_rows, duplicate_number: row.duplicate_number_rows },
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at.toISOString(),
   };

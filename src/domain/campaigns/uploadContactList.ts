@@ -3,7 +3,7 @@ import type { OutboundActor } from '../outbound/preflight';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import type { ContactListCsv } from './contactListCsv';
 import { insertContactList, type ContactListRow } from './contactListStore';
-import { prepareContacts } from './contacts';
+import { countUploadSkips, prepareContacts } from './contacts';
 import { CONTACT_LIST_TTL_DAYS } from './rules';
 
 /**
@@ -17,6 +17,8 @@ export async function uploadContactList(
   list: ContactListCsv,
 ): Promise<ContactListRow> {
   const now = deps.now();
+  const contacts = prepareContacts(list.contacts);
+  const skips = countUploadSkips(contacts);
   const row: ContactListRow = {
     id: crypto.randomUUID(),
     workspace_id: actor.workspaceId,
@@ -24,14 +26,15 @@ export async function uploadContactList(
     actor_key_id: actor.key.id,
     row_count: list.contacts.length,
     columns: list.columns,
+    invalid_number_rows: skips.invalidNumber,
+    duplicate_number_rows: skips.duplicateNumber,
     created_at: now,
     expires_at: new Date(now.getTime() + CONTACT_LIST_TTL_DAYS * 24 * 3600 * 1000),
   };
-  const contacts = prepareContacts(list.contacts);
   const started = Date.now();
   await deps.db.transaction((trx) => insertContactList(trx, row, contacts));
   deps.log.info(
-    { contact_list_id: row.id, rows: row.row_count, skipped: contacts.filter((c) => c.skip).length, insert_ms: Date.now() - started },
+    { contact_list_id: row.id, rows: row.row_count, skipped: skips.invalidNumber + skips.duplicateNumber, insert_ms: Date.now() - started },
     'contact list uploaded',
   );
   return row;

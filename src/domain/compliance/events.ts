@@ -24,6 +24,7 @@ export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
 /** `sms_sent`: an outbound SMS and what allowed it (`authorization_basis`, and `consent_record_id` under consent). */
 /** `settings_changed` and `disclosure_default_changed`: workspace-wide changes, with the key that made them. */
 /** `legal_hold_placed`/`_released` (with the key) and `call_objects_deleted` (by the retention schedule: no key), issue 32. */
+/** `contact_list_deleted`: an uploaded campaign contact list deleted before its expiry, with the key (issue 31). */
 export const COMPLIANCE_EVENTS = [
   'consent_granted',
   'consent_revoked',
@@ -37,6 +38,7 @@ export const COMPLIANCE_EVENTS = [
   'legal_hold_placed',
   'legal_hold_released',
   'call_objects_deleted',
+  'contact_list_deleted',
 ] as const;
 
 /**

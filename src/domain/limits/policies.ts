@@ -40,6 +40,8 @@ export const RATE_LIMITS = {
   'campaigns.control': { limit: 120, windowSeconds: HOUR, partition: 'workspace_env' },
   /** Contact lists uploaded as CSV (up to 100,000 rows each): as many as creations, each upload being a campaign to be. */
   'campaigns.contact_lists': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  /** Deleting a list before its expiry: at most one per upload, so the uploads' own measure, counted apart from them. */
+  'campaigns.contact_lists_delete': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
   /**
    * Read endpoints named by the spec: conversations, settings, usage (and billing reads), and by
    * the same measure every list or aggregate that scans a workspace's history: lines, calls,

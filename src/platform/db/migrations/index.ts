@@ -50,6 +50,7 @@ import * as m0053 from './0053_call_objects';
 import * as m0054 from './0054_legal_holds';
 import * as m0055 from './0055_carrier_deleted_recordings';
 import * as m0057 from './0057_call_copy_failures';
+import * as m0058 from './0058_contact_list_skips';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -107,6 +108,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0054_legal_holds': m0054,
   '0055_carrier_deleted_recordings': m0055,
   '0057_call_copy_failures': m0057,
+  '0058_contact_list_skips': m0058,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
