@@ -1,8 +1,7 @@
-import os from 'node:os';
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { signInMember, type PortalClient } from '../support/portalClient';
-import { useS3Server } from '../support/s3Server';
+import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
 import { useSuite } from '../support/suite';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 import { until } from '../support/waits';
@@ -16,19 +15,14 @@ import { until } from '../support/waits';
  */
 const s3 = useS3Server({ authenticate: true });
 let proxy: TcpProxy;
-const savedCredentials = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 beforeAll(async () => {
   proxy = await startTcpProxy(s3().endpoint);
-  // The AWS SDK's own credential chain, as a deployment gives it (the in-process worker and API read it here).
-  process.env.AWS_ACCESS_KEY_ID = s3().credentials.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = s3().credentials.secretAccessKey;
 });
 afterAll(async () => {
   await proxy?.close();
-  for (const [name, value] of Object.entries({ AWS_ACCESS_KEY_ID: savedCredentials.id, AWS_SECRET_ACCESS_KEY: savedCredentials.secret }))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
 });
+// The store reached through the proxy, with the AWS SDK's own credential chain, as a deployment gives it.
+const s3Store = useS3RecordingsStore(s3, { endpoint: () => proxy.url });
 
 describe('the copy’s state in the API and the portal', () => {
   const ctx = useSuite({
@@ -36,20 +30,7 @@ describe('the copy’s state in the API and the portal', () => {
     receiver: true,
     portal: true,
     tenant: 'file',
-    overrides: () => ({
-      recordings: {
-        store: 's3',
-        dir: os.tmpdir(),
-        s3: {
-          bucket: s3().bucket,
-          endpoint: proxy.url,
-          region: s3().region,
-          forcePathStyle: true,
-          serverSideEncryption: 'AES256',
-          kmsKeyId: undefined,
-        },
-      },
-    }),
+    overrides: s3Store,
   });
   const { h, tenant } = ctx;
   const { lines, calls } = customer(ctx, {

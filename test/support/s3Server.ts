@@ -31,8 +31,9 @@ export function useS3Server(opts: { authenticate: boolean }): () => S3TestServer
  * The harness's recordings settings for `server`'s bucket (path-style, SSE-S3), with the AWS SDK's own credential chain
  * given the server's key through the environment for the file's tests, as a deployment gives it, and put back after.
  * Call at the top level of the file, after `useS3Server`; pass the returned function as the suite's overrides.
+ * `endpoint`: reach the server through another address (a proxy a test takes down) instead.
  */
-export function useS3RecordingsStore(server: () => S3TestServer): () => Partial<Config> {
+export function useS3RecordingsStore(server: () => S3TestServer, options: { endpoint?: () => string } = {}): () => Partial<Config> {
   const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY };
   beforeAll(() => {
     process.env.AWS_ACCESS_KEY_ID = server().credentials.accessKeyId;
@@ -49,7 +50,7 @@ export function useS3RecordingsStore(server: () => S3TestServer): () => Partial<
       dir: os.tmpdir(),
       s3: {
         bucket: server().bucket,
-        endpoint: server().endpoint,
+        endpoint: options.endpoint?.() ?? server().endpoint,
         region: server().region,
         forcePathStyle: true,
         serverSideEncryption: 'AES256',
