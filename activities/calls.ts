@@ -345,8 +345,8 @@ export function createCallActivities({
         typeof payload.recording_url === 'string' && config
           ? { ...payload, recording_url: servedRecordingUrl(config.publicBaseUrl, call.callId) }
           : payload;
-      // The agent's reply as the caller heard it, redacted when the workspace redacts webhook payloads.
-      if (type === 'interrupted') {
+      // The agent's reply as the caller heard it, and a hosted call's tool call, redacted when the workspace redacts webhook payloads.
+      if (type === 'interrupted' || type === 'tool_called') {
         const redaction = await callRedaction(db, call.callId);
         if (redaction.inWebhooks) served = redactedEventPayload(redaction, type, served) as Record<string, unknown>;
       }

@@ -312,15 +312,24 @@ export const recordSchemas: Record<string, object> = {
             type: 'array',
             minItems: 1,
             description:
-              'Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept',
-            items: record({
-              kind: {
-                type: 'string',
-                description: 'A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name',
+              'Present when personal data was redacted from `text` (or a string of its `tool`) before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place, in Unicode code points. What was there is not kept',
+            items: {
+              type: 'object',
+              required: ['kind', 'start', 'length'],
+              properties: {
+                kind: {
+                  type: 'string',
+                  description: 'A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name',
+                },
+                start: { type: 'integer', minimum: 0, description: 'Where the marker `[REDACTED:<kind>]` starts in `text`' },
+                length: { type: 'integer', minimum: 1, description: 'The marker’s length' },
+                field: {
+                  type: 'string',
+                  description:
+                    'Absent for `text`; else the path of the string in the entry’s `tool` the marker is in (`tool.arguments.<key>`, `tool.result`, `tool.error`)',
+                },
               },
-              start: { type: 'integer', minimum: 0, description: 'Where the marker `[REDACTED:<kind>]` starts in `text`' },
-              length: { type: 'integer', minimum: 1, description: 'The marker’s length' },
-            }),
+            },
           },
         },
       },

@@ -1786,7 +1786,7 @@ export interface components {
                  */
                 kind?: "dtmf" | "tool";
                 tool?: components["schemas"]["ToolCall"];
-                /** @description Present when personal data was redacted from `text` before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place in `text`, in Unicode code points. What was there is not kept */
+                /** @description Present when personal data was redacted from `text` (or a string of its `tool`) before it was stored (the settings’ `recordings.redaction`): each marker’s kind and place, in Unicode code points. What was there is not kept */
                 redactions?: {
                     /** @description A built-in kind (`card_number`, `us_ssn`, `email`, `phone_number`) or a custom rule’s name */
                     kind: string;
@@ -1794,6 +1794,8 @@ export interface components {
                     start: number;
                     /** @description The marker’s length */
                     length: number;
+                    /** @description Absent for `text`; else the path of the string in the entry’s `tool` the marker is in (`tool.arguments.<key>`, `tool.result`, `tool.error`) */
+                    field?: string;
                 }[];
             }[] | null;
             system_prompt: string | null;
@@ -4110,7 +4112,8 @@ export interface operations {
                      *               {
                      *                 "kind": "example",
                      *                 "start": 1,
-                     *                 "length": 1
+                     *                 "length": 1,
+                     *                 "field": "name"
                      *               }
                      *             ]
                      *           }
@@ -10350,7 +10353,8 @@ export interface operations {
                      *                 {
                      *                   "kind": "example",
                      *                   "start": 1,
-                     *                   "length": 1
+                     *                   "length": 1,
+                     *                   "field": "name"
                      *                 }
                      *               ]
                      *             }
@@ -10641,7 +10645,8 @@ export interface operations {
                      *               {
                      *                 "kind": "example",
                      *                 "start": 1,
-                     *                 "length": 1
+                     *                 "length": 1,
+                     *                 "field": "name"
                      *               }
                      *             ]
                      *           }
@@ -10928,7 +10933,8 @@ export interface operations {
                      *               {
                      *                 "kind": "example",
                      *                 "start": 1,
-                     *                 "length": 1
+                     *                 "length": 1,
+                     *                 "field": "name"
                      *               }
                      *             ]
                      *           }
@@ -11274,7 +11280,8 @@ export interface operations {
                      *               {
                      *                 "kind": "example",
                      *                 "start": 1,
-                     *                 "length": 1
+                     *                 "length": 1,
+                     *                 "field": "name"
                      *               }
                      *             ]
                      *           }
@@ -11578,7 +11585,8 @@ export interface operations {
                      *               {
                      *                 "kind": "example",
                      *                 "start": 1,
-                     *                 "length": 1
+                     *                 "length": 1,
+                     *                 "field": "name"
                      *               }
                      *             ]
                      *           }

@@ -163,4 +163,56 @@ describe('redacted event payloads', () => {
     const ended = { call_id: 'c', note: 'jo@example.com' };
     expect(redactedEventPayload(redaction, 'call_ended', ended)).toBe(ended);
   });
+
+  it('redacts every string of a tool_called event’s tool call but its id and name', () => {
+    const toolCall = {
+      id: 'jo@example.com',
+      name: 'email_jo@example.com',
+      arguments: { to: ['jo@example.com'], n: 2 },
+      result: 'sent to jo@example.com',
+      error: null,
+    };
+    expect(redactedEventPayload(redaction, 'tool_called', { tool_call: toolCall, duration_ms: 5 })).toEqual({
+      tool_call: { ...toolCall, arguments: { to: ['[REDACTED:email]'], n: 2 }, result: 'sent to [REDACTED:email]' },
+      duration_ms: 5,
+    });
+  });
+});
+
+describe('redactEntry of a tool call', () => {
+  const entry = {
+    role: 'assistant',
+    kind: 'tool',
+    text: 'take_payment',
+    timestamp: 1,
+    tool: {
+      id: 'call_1',
+      name: 'take_payment',
+      arguments: { card: '4242 4242 4242 4242', note: 'for jo@example.com', amount: 12 },
+      result: '{"receipt":"sent to jo@example.com"}',
+      error: null,
+    },
+  };
+
+  it('redacts the strings of its arguments and result, recording where each marker is', () => {
+    const redacted = redactEntry(entry, all);
+    expect(redacted.text).toBe('take_payment');
+    expect(redacted.tool).toEqual({
+      ...entry.tool,
+      arguments: { card: '[REDACTED:card_number]', note: 'for [REDACTED:email]', amount: 12 },
+      result: '{"receipt":"sent to [REDACTED:email]"}',
+    });
+    expect(redacted.redactions).toEqual([
+      { kind: 'card_number', start: 0, length: markerOf('card_number').length, field: 'tool.arguments.card' },
+      { kind: 'email', start: 4, length: markerOf('email').length, field: 'tool.arguments.note' },
+      { kind: 'email', start: 20, length: markerOf('email').length, field: 'tool.result' },
+    ]);
+    expect(JSON.stringify(redacted)).not.toMatch(/4242|jo@example/);
+  });
+
+  it('is the same redacted again, and leaves an entry without a tool call without one', () => {
+    const once = redactEntry(entry, all);
+    expect(redactEntry(once, all)).toEqual(once);
+    expect(redactEntry({ text: 'jo@example.com' }, all)).not.toHaveProperty('tool');
+  });
 });

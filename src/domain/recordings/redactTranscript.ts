@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { Knex } from 'knex';
 import { numberKind } from '../../platform/phone';
 import { recordingSettingsOf } from './rules';
-import { redactEntry, redactText, type RedactableEntry } from './redaction';
+import { redactEntry, redactStrings, redactText, type RedactableEntry } from './redaction';
 import { DEFAULT_REDACTION, redactionOn, type RedactionSettings } from './redactionSettings';
 
 /*
@@ -60,8 +60,8 @@ export async function callRedaction(db: Knex, callId: string): Promise<CallRedac
 
 /**
  * A call event's payload with the transcript text it carries redacted: `message`'s `text` and `context` (the caller's
- * words and the last turns), `interrupted`'s `partial_response_text` (the reply as heard). Other events carry no
- * transcript text and are returned as they are.
+ * words and the last turns), `interrupted`'s `partial_response_text` (the reply as heard), `tool_called`'s tool call
+ * (every string of its arguments and result). Other events carry no transcript text and are returned as they are.
  */
 export function redactedEventPayload(redaction: CallRedaction, type: string, payload: unknown): unknown {
   if (!redaction.on || !payload || typeof payload !== 'object') return payload;
@@ -82,5 +82,8 @@ export function redactedEventPayload(redaction: CallRedaction, type: string, pay
   }
   if (type === 'interrupted' && typeof value.partial_response_text === 'string')
     return { ...value, partial_response_text: redaction.text(value.partial_response_text) };
+  // The tool call as the transcript entry keeps it (its id and name kept): arguments and result redacted alike.
+  if (type === 'tool_called' && value.tool_call && typeof value.tool_call === 'object')
+    return { ...value, tool_call: redactStrings(value.tool_call, 'tool', (text) => redaction.text(text)) };
   return payload;
 }

@@ -13,6 +13,11 @@ export interface Redaction {
   kind: string;
   start: number;
   length: number;
+  /**
+   * Where in the entry, when not its `text`: the path of a string in its tool call (`tool.arguments.card`,
+   * `tool.result`), whose code points `start` and `length` count.
+   */
+  field?: string;
 }
 
 /** What replaces a redacted span. */
@@ -219,7 +224,37 @@ export function redactEntry<T extends RedactableEntry>(
   settings: Pick<RedactionSettings, 'kinds' | 'custom'>,
   country?: CountryCode,
 ): T & { redactions?: Redaction[] } {
-  const { text, redactions } = redactText(entry.text, settings, { ...(country ? { country } : {}), earlier: entry.redactions ?? [] });
+  const earlier = entry.redactions ?? [];
+  const options = country ? { country } : {};
+  const { text, redactions } = redactText(entry.text, settings, { ...options, earlier: earlier.filter((r) => r.field === undefined) });
   const { redactions: _earlier, ...rest } = entry;
-  return { ...rest, text, ...(redactions.length > 0 ? { redactions } : {}) } as T;
+  // A hosted call's tool call (its arguments and what the model was given back) is part of the entry as stored.
+  const tool = (entry as { tool?: unknown }).tool;
+  const inTool: Redaction[] = [];
+  const redactedTool =
+    tool && typeof tool === 'object'
+      ? redactStrings(tool, 'tool', (value, field) => {
+          const found = redactText(value, settings, { ...options, earlier: earlier.filter((r) => r.field === field) });
+          inTool.push(...found.redactions.map((redaction) => ({ ...redaction, field })));
+          return found.text;
+        })
+      : tool;
+  const all = [...redactions, ...inTool];
+  return { ...rest, text, ...(tool !== undefined ? { tool: redactedTool } : {}), ...(all.length > 0 ? { redactions: all } : {}) } as T;
+}
+
+/**
+ * `value` with every string in it replaced by `redact(string, path)`: object keys and array indexes joined by dots
+ * from `path`. The tool call's `id` and `name` are the model's identifiers, never the caller's words: kept.
+ */
+export function redactStrings(value: unknown, path: string, redact: (text: string, field: string) => string): unknown {
+  if (typeof value === 'string') return redact(value, path);
+  if (Array.isArray(value)) return value.map((item, index) => redactStrings(item, `${path}.${index}`, redact));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) =>
+        path === 'tool' && (key === 'id' || key === 'name') ? [key, item] : [key, redactStrings(item, `${path}.${key}`, redact)],
+      ),
+    );
+  return value;
 }
