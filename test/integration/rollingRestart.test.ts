@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../dev/infra/proc';
 import { chaosTenants, expectCompletedAndSettledOnce, untilEveryCallEnded } from '../support/chaos';
 import { eventually, webhookLine, type Tenant } from '../support/harness';
+import { until } from '../support/waits';
 import { customer, type Line } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
@@ -50,6 +51,18 @@ describe('rolling restart of the workers under call load', () => {
       60_000,
       `${worker.name} to start`,
     );
+  /** Every worker's log lines at warn or above (pino levels 40+), the last 20 of each: why a turn may have been lost. */
+  function workerTrouble(): string {
+    return workers
+      .map((worker) => {
+        const lines = fs.existsSync(worker.log) ? fs.readFileSync(worker.log, 'utf8').split('\n') : [];
+        const trouble = lines.filter((line) => /"level":(4|5|6)\d/.test(line)).slice(-20);
+        return `${worker.name} (${worker.log}):\n${trouble.join('\n') || '(nothing at warn or above)'}`;
+      })
+      .join('\n');
+  }
+  const lastSpeech = new Map<string, unknown>();
+
   /** SIGTERM, then the time until the process exited. */
   async function drain(worker: RunningWorker): Promise<{ code: number | null; ms: number }> {
     const at = Date.now();
@@ -97,10 +110,19 @@ describe('rolling restart of the workers under call load', () => {
         const text = `Call ${i} turn ${said.length + 1}`;
         said.push(text);
         expect((await sim.calls.say(id, text)).status).toBe(202);
-        await eventually(
-          async () => ((await sim.calls.speech(id)).some((s) => s.text === `Reply to ${text}` && s.state === 'done') ? true : undefined),
-          90_000,
-          `the reply to "${text}"`,
+        await until(
+          async () => {
+            const speech = await sim.calls.speech(id);
+            lastSpeech.set(id, speech.slice(-6));
+            return speech.some((s) => s.text === `Reply to ${text}` && s.state === 'done');
+          },
+          `the reply to "${text}" on call ${id}`,
+          // A lost turn is told by the workers: their warnings and errors, and what the simulator heard on the call.
+          {
+            timeoutMs: 90_000,
+            intervalMs: 100,
+            detail: () => `${workerTrouble()}\nspeech on the call: ${JSON.stringify(lastSpeech.get(id) ?? [])}`,
+          },
         );
         await pause(200 + ((i * 137) % 500)); // pacing: the caller speaks again after a varied while
       }
