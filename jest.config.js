@@ -37,29 +37,14 @@ module.exports = {
       // each jest worker gets its own database and Temporal namespace (test/support/workerResources.ts).
       ...shared,
       displayName: 'integration',
-      roots: ['<rootDir>/test/integration'],
+      // test/scale: issue 31's 1,000-contact campaign through kill -9 of the worker and the API (`npm run test:scale`
+      // runs it alone): about 200 CPU seconds on a quiet machine (docs/performance.md, "Campaigns").
+      roots: ['<rootDir>/test/integration', '<rootDir>/test/scale'],
       testMatch: ['**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       setupFiles: ['<rootDir>/test/support/setupFile.ts'],
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
-    // Issue 31's 1,000-contact campaign through kill -9 of the worker and the API (`npm run test:scale`): about
-    // 300 CPU seconds (docs/performance.md, "Campaigns"), more than the 10-minute `npm test` leaves while the rest of
-    // the suite is over it, so it runs on its own until the suite has room (docs/decisions/campaigns.md, "Campaigns at
-    // scale"). Asked for by name, or by SCALE_TESTS=1.
-    ...(process.env.SCALE_TESTS === '1'
-      ? [
-          {
-            ...shared,
-            displayName: 'scale',
-            roots: ['<rootDir>/test/scale'],
-            testMatch: ['**/*.test.ts'],
-            globalSetup: '<rootDir>/test/support/globalSetup.ts',
-            setupFiles: ['<rootDir>/test/support/setupFile.ts'],
-            globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-          },
-        ]
-      : []),
   ],
   // Longest files first (durations from an earlier run, else test/durations.json), so the run ends with short files.
   testSequencer: '<rootDir>/test/support/sequencer.js',
