@@ -11,6 +11,7 @@ import { callsMissingCopies } from '../../src/domain/recordings/store';
 import { createTenant, eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
+import { placeRecordedCall } from '../support/recordedCall';
 import { useSuite } from '../support/suite';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 import { until } from '../support/waits';
@@ -94,22 +95,7 @@ describe('the durable copy of a call into the S3 store', () => {
       .reduce((sum, v) => sum + v.value, 0);
 
   /** A recorded call with a transcript, answered, talked on for a moment and hung up through the API. */
-  async function recordedCall(): Promise<string> {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id as string;
-    await calls.untilStatus(id, ['in_progress']);
-    // The call has spoken (its first transcript entry): the recording then holds audio, not only the answer.
-    await until(
-      async () => {
-        const row = await h.db('calls').where({ id }).first('transcript');
-        return Array.isArray(row?.transcript) && row.transcript.length > 0;
-      },
-      `call ${id}'s first transcript entry`,
-      { timeoutMs: 30_000 },
-    );
-    expect((await calls.hangUp(id)).status).toBe(200);
-    return id;
-  }
+  const recordedCall = () => placeRecordedCall(h, { lines, calls });
 
   it('stores the recording (its bytes and SHA-256) with the transcript and events beside it, and serves it with Range to its tenant only', async () => {
     const events = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { recordings: { store_events: true } } });

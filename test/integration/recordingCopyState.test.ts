@@ -2,9 +2,9 @@ import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { signInMember, type PortalClient } from '../support/portalClient';
 import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
+import { placeRecordedCall } from '../support/recordedCall';
 import { useSuite } from '../support/suite';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
-import { until } from '../support/waits';
 
 /**
  * Issue 32, "a store that is down or refuses credentials delays the copy (retried, visible in metrics and the portal)"
@@ -51,22 +51,7 @@ describe('the copy’s state in the API and the portal', () => {
   const failingStat = (page: string) => /data-stat="failing-recording-copies">(\d+)</.exec(page)?.[1];
 
   /** A recorded call with a transcript, answered, talked on for a moment and hung up through the API. */
-  async function recordedCall(): Promise<string> {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id as string;
-    await calls.untilStatus(id, ['in_progress']);
-    // The call has spoken (its first transcript entry): the recording then holds audio, not only the answer.
-    await until(
-      async () => {
-        const row = await h.db('calls').where({ id }).first('transcript');
-        return Array.isArray(row?.transcript) && row.transcript.length > 0;
-      },
-      `call ${id}'s first transcript entry`,
-      { timeoutMs: 30_000 },
-    );
-    expect((await calls.hangUp(id)).status).toBe(200);
-    return id;
-  }
+  const recordedCall = () => placeRecordedCall(h, { lines, calls });
 
   it('says the copy is retrying, why and since when while the store is down, then stored once it is back', async () => {
     const member: PortalClient = await signInMember(h.apiUrl, h.db, tenant.workspaceId);
