@@ -90,11 +90,6 @@ describe('Telnyx webhook translation', () => {
     });
     expect(await ended('human')).toMatchObject({ event: { answered_by: 'human' } });
     expect(await ended('not_sure')).toMatchObject({ event: { answered_by: 'unknown' } });
-    // A fax (premium detection's `fax_detected`; standard detection never reports one) says it is one.
-    expect(await ended('fax_detected')).toEqual({
-      kind: 'call',
-      event: { type: 'call.answered', call_id: callId, carrier_call_id: 'cc', at, answered_by: 'machine', machine_kind: 'fax' },
-    });
     expect(decodeClientState(detecting)).toEqual({ c: callId, d: 'o', m: 1 });
   });
 
@@ -109,11 +104,6 @@ describe('Telnyx webhook translation', () => {
       event: { type: 'call.machine_detection', ...ids, answered_by: 'machine' },
     });
     expect(await of('call.machine.detection.ended', { result: 'not_sure' })).toMatchObject({ event: { answered_by: 'unknown' } });
-    // Premium detection's fax result (standard detection never reports one): a machine of kind fax, with no greeting.
-    expect(await of('call.machine.detection.ended', { result: 'fax_detected' })).toEqual({
-      kind: 'call',
-      event: { type: 'call.machine_detection', ...ids, answered_by: 'machine', machine_kind: 'fax' },
-    });
     for (const result of ['beep_detected', 'ended', 'not_sure'])
       expect(await of('call.machine.greeting.ended', { result })).toEqual({ kind: 'call', event: { type: 'call.greeting_ended', ...ids } });
     expect(decodeClientState(greeting)).toEqual({ c: callId, d: 'o', m: 1, g: 1 });

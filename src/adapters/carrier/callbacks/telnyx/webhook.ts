@@ -1,5 +1,5 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
-import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent, MachineKind } from '../../port';
+import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent } from '../../port';
 import { decodeClientState } from './clientState';
 import type { TelnyxWebhookBody } from './envelope';
 import { translateMessage } from './messageEvents';
@@ -212,20 +212,17 @@ async function transcriptionEvents(
   return { kind: 'calls', events };
 }
 
-/** Telnyx's detection result → who answered (`not_sure`, or anything new: `unknown`). */
 /**
  * `call.machine.detection.ended`'s `result` → who answered (anything else, `not_sure` included: `unknown`). The
  * standard detection Switchboard asks for (`detect`, `greeting_end`: ../../telnyx/dial.ts) reports `human`, `machine`
  * or `not_sure` (telnyx 7.24.0 `CallMachineDetectionEnded.Payload.result`): it never tells a fax apart, so on Telnyx a
  * fax is a `machine` of no known kind (or `unknown`). Only premium detection names one: `fax_detected`
  * (`CallMachinePremiumDetectionEnded.Payload.result`, in `call.machine.premium.detection.ended`, which Switchboard does
- * not ask for; https://developers.telnyx.com/docs/voice/programmable-voice/answering-machine-detection); should the
- * result carry it, it is a fax (`machine_kind: fax`), hung up on at once.
+ * not ask for; https://developers.telnyx.com/docs/voice/programmable-voice/answering-machine-detection).
  */
-const DETECTION_RESULT: Record<string, { answered_by: AnsweredBy; machine_kind?: MachineKind }> = {
+const DETECTION_RESULT: Record<string, { answered_by: AnsweredBy }> = {
   human: { answered_by: 'human' },
   machine: { answered_by: 'machine' },
-  fax_detected: { answered_by: 'machine', machine_kind: 'fax' },
 };
 
 /**
