@@ -10,10 +10,9 @@ import { objectKey } from '../../src/adapters/storage/port';
 import { callsMissingCopies } from '../../src/domain/recordings/store';
 import { createTenant, eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
-import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
+import { useProxiedS3RecordingsStore, useS3Server } from '../support/s3Server';
 import { placeRecordedCall } from '../support/recordedCall';
 import { useSuite } from '../support/suite';
-import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 import { until } from '../support/waits';
 
 /**
@@ -22,15 +21,8 @@ import { until } from '../support/waits';
  * stall; the API serves the stored copy with Range, and the carrier's until it is stored.
  */
 const s3 = useS3Server({ authenticate: true });
-let proxy: TcpProxy;
-beforeAll(async () => {
-  proxy = await startTcpProxy(s3().endpoint);
-});
-afterAll(async () => {
-  await proxy?.close();
-});
-// The store reached through the proxy, with the AWS SDK's own credential chain, as a deployment gives it.
-const s3Store = useS3RecordingsStore(s3, { endpoint: () => proxy.url });
+// The store reached through a proxy the tests take down, with the AWS SDK's own credential chain, as a deployment gives it.
+const { overrides: s3Store, proxy } = useProxiedS3RecordingsStore(s3);
 
 describe('the durable copy of a call into the S3 store', () => {
   const ctx = useSuite({
@@ -181,7 +173,7 @@ describe('the durable copy of a call into the S3 store', () => {
     await setDeleteAtCarrier(true);
     try {
       const failuresBefore = await copyFailures();
-      proxy.mode = 'refuse';
+      proxy().mode = 'refuse';
       let id: string;
       let original: Buffer;
       try {
@@ -197,7 +189,7 @@ describe('the durable copy of a call into the S3 store', () => {
         original = await carrierBytes(id);
         expect(meanwhile.bytes.equals(original)).toBe(true);
       } finally {
-        proxy.mode = 'pass';
+        proxy().mode = 'pass';
       }
       const [row] = await untilStored(id, ['recording'], 90_000);
       expect((await objectBytes(row.store_key)).equals(original)).toBe(true);
@@ -221,11 +213,11 @@ describe('the durable copy of a call into the S3 store', () => {
       expect(first.res.status).toBe(206);
       expect(first.bytes.equals(original.subarray(0, 100))).toBe(true);
       // A store that cannot answer now has no carrier to fall back on: 503, never the carrier's refusal as a 404.
-      proxy.mode = 'refuse';
+      proxy().mode = 'refuse';
       try {
         expect((await getRecording(id, tenant.keys.test)).res.status).toBe(503);
       } finally {
-        proxy.mode = 'pass';
+        proxy().mode = 'pass';
       }
     } finally {
       await setDeleteAtCarrier(false);
@@ -275,7 +267,7 @@ describe('the durable copy of a call into the S3 store', () => {
       const env = (secretAccessKey: string) => ({
         RECORDINGS_STORE: 's3',
         S3_BUCKET: s3().bucket,
-        S3_ENDPOINT: proxy.url,
+        S3_ENDPOINT: proxy().url,
         S3_REGION: s3().region,
         AWS_ACCESS_KEY_ID: s3().credentials.accessKeyId,
         AWS_SECRET_ACCESS_KEY: secretAccessKey,
@@ -306,15 +298,15 @@ describe('the durable copy of a call into the S3 store', () => {
         expect(refused).toMatchObject({ state: 'retrying', last_failure: { kind: 'recording' } });
         expect(JSON.stringify(refused)).not.toContain(s3().credentials.accessKeyId);
         // Its next attempt is taken by a store that never answers: the copy is mid-write when its worker dies.
-        proxy.mode = 'hold';
-        await until(() => proxy.held > 0, 'the next attempt to reach the store', { timeoutMs: 60_000 });
+        proxy().mode = 'hold';
+        await until(() => proxy().held > 0, 'the next attempt to reach the store', { timeoutMs: 60_000 });
         const killed = new Promise((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
         worker.kill('SIGKILL');
         expect(await killed).toBe('SIGKILL');
         expect(await stored(id, 'recording')).toBeUndefined();
 
         // The operator fixes the credentials; the store answers again.
-        proxy.mode = 'pass';
+        proxy().mode = 'pass';
         worker = h.spawnWorkerProcess(logs[1], env(s3().credentials.secretAccessKey));
         const [row] = await untilStored(id, ['recording', 'transcript'], 90_000);
         const original = await carrierBytes(id);
@@ -323,7 +315,7 @@ describe('the durable copy of a call into the S3 store', () => {
         expect(await h.db('call_objects').where({ call_id: id })).toHaveLength(2);
         expect((await calls.get(id)).recording_storage).toMatchObject({ state: 'stored', last_failure: null, attempts: 0 });
       } finally {
-        proxy.mode = 'pass';
+        proxy().mode = 'pass';
         await stopProcess(worker);
       }
     }, 180_000);

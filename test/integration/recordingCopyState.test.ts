@@ -1,10 +1,9 @@
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { signInMember, type PortalClient } from '../support/portalClient';
-import { useS3RecordingsStore, useS3Server } from '../support/s3Server';
+import { useProxiedS3RecordingsStore, useS3Server } from '../support/s3Server';
 import { placeRecordedCall } from '../support/recordedCall';
 import { useSuite } from '../support/suite';
-import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
 /**
  * Issue 32, "a store that is down or refuses credentials delays the copy (retried, visible in metrics and the portal)"
@@ -14,15 +13,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
  * many attempts, and the overview counts it; once the store is back, both say it is stored, with its size.
  */
 const s3 = useS3Server({ authenticate: true });
-let proxy: TcpProxy;
-beforeAll(async () => {
-  proxy = await startTcpProxy(s3().endpoint);
-});
-afterAll(async () => {
-  await proxy?.close();
-});
-// The store reached through the proxy, with the AWS SDK's own credential chain, as a deployment gives it.
-const s3Store = useS3RecordingsStore(s3, { endpoint: () => proxy.url });
+// The store reached through a proxy the tests take down, with the AWS SDK's own credential chain, as a deployment gives it.
+const { overrides: s3Store, proxy } = useProxiedS3RecordingsStore(s3);
 
 describe('the copy’s state in the API and the portal', () => {
   const ctx = useSuite({
@@ -55,7 +47,7 @@ describe('the copy’s state in the API and the portal', () => {
 
   it('says the copy is retrying, why and since when while the store is down, then stored once it is back', async () => {
     const member: PortalClient = await signInMember(h.apiUrl, h.db, tenant.workspaceId);
-    proxy.mode = 'refuse';
+    proxy().mode = 'refuse';
     let id: string;
     try {
       id = await recordedCall();
@@ -92,7 +84,7 @@ describe('the copy’s state in the API and the portal', () => {
       // The recording still plays (from the carrier) meanwhile.
       expect(page.text).toContain('id="recording-player"');
     } finally {
-      proxy.mode = 'pass';
+      proxy().mode = 'pass';
     }
 
     // Back: stored and verified, the failure forgotten.

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureMotoServer, startS3Server, type S3TestServer } from '../../dev/infra/s3Server';
 import { loadConfig, type Config } from '../../src/platform/config';
+import { startTcpProxy, type TcpProxy } from './tcpProxy';
 
 /**
  * A real S3-compatible server (moto's, dev/infra/s3Server.ts) for the test file that calls this at its top level:
@@ -58,4 +59,23 @@ export function useS3RecordingsStore(server: () => S3TestServer, options: { endp
       },
     },
   });
+}
+
+/**
+ * `useS3RecordingsStore` reached through a TCP proxy (./tcpProxy.ts) started before the file's tests and closed after
+ * them, which the tests take down, stall or let pass: the suite's overrides, and the proxy (valid inside tests).
+ */
+export function useProxiedS3RecordingsStore(server: () => S3TestServer): { overrides: () => Partial<Config>; proxy: () => TcpProxy } {
+  let proxy: TcpProxy | undefined;
+  beforeAll(async () => {
+    proxy = await startTcpProxy(server().endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const started = () => {
+    if (!proxy) throw new Error('the S3 proxy is not started: useProxiedS3RecordingsStore works inside tests only');
+    return proxy;
+  };
+  return { overrides: useS3RecordingsStore(server, { endpoint: () => started().url }), proxy: started };
 }
