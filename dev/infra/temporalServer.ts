@@ -80,7 +80,7 @@ export async function ensureTemporalServerBuild(toolCacheDir: string, log: Log):
 }
 
 /** `go` on PATH or in /usr/local/go, else the toolchain fetched into the cache. */
-async function findOrFetchGo(root: string, log: Log): Promise<string> {
+export async function findOrFetchGo(root: string, log: Log): Promise<string> {
   const found = [which('go'), '/usr/local/go/bin/go'].find((candidate) => candidate && isExecutable(candidate));
   return found ?? fetchGoToolchain(root, log);
 }
