@@ -8,7 +8,7 @@ import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../platform/temporal/client';
+import { connectTemporalClient, dataConverterWith, payloadCodecOf, temporalTlsOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
@@ -40,7 +40,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const payloadCodec = payloadCodecOf(config);
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
-  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
+  const tls = temporalTlsOf(config);
+  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), tls });
   // A prebuilt bundle was built with WORKFLOW_INTERCEPTOR_MODULES (test/support/globalSetup.ts); the sources are bundled with them now.
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
@@ -67,6 +68,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
     config.temporalNamespace,
     payloadCodec,
+    tls,
   );
   await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
   void checkTelnyxWebhookSettings(config, log);

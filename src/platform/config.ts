@@ -14,6 +14,13 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /**
+   * TLS to the Temporal frontend (Temporal Cloud; the official chart with TLS on), from Temporal's own environment
+   * names: TEMPORAL_TLS=true, or a client certificate's TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH
+   * (mTLS); TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA, TEMPORAL_TLS_SERVER_NAME when the certificate names
+   * another host. Undefined: plaintext. `temporalTlsOf` (src/platform/temporal/client.ts) reads the files.
+   */
+  temporalTls: TemporalTlsSettings | undefined;
   taskQueue: string;
   toolCacheDir: string;
   dataDir: string;
@@ -415,6 +422,33 @@ function devSecrets(dataDir: string): Record<string, string | undefined> {
   return { ...secrets, SECRETS_KEY: read(SECRETS_KEY_FILE)?.trim() || undefined };
 }
 
+export interface TemporalTlsSettings {
+  clientCertPath?: string;
+  clientKeyPath?: string;
+  serverCaCertPath?: string;
+  serverName?: string;
+}
+
+/** TLS to Temporal from its environment names (`Config.temporalTls`): undefined when none is set. */
+export function temporalTlsFromEnv(env: NodeJS.ProcessEnv): TemporalTlsSettings | undefined {
+  const settings: TemporalTlsSettings = {
+    clientCertPath: env.TEMPORAL_TLS_CLIENT_CERT_PATH || undefined,
+    clientKeyPath: env.TEMPORAL_TLS_CLIENT_KEY_PATH || undefined,
+    serverCaCertPath: env.TEMPORAL_TLS_SERVER_CA_CERT_PATH || undefined,
+    serverName: env.TEMPORAL_TLS_SERVER_NAME || undefined,
+  };
+  const any = Object.values(settings).some((value) => value !== undefined);
+  const flag = env.TEMPORAL_TLS ? booleanFromEnv('TEMPORAL_TLS', env) : undefined;
+  if (flag === false) {
+    if (any) throw new Error('TEMPORAL_TLS=false beside TEMPORAL_TLS_* paths: unset one or the other');
+    return undefined;
+  }
+  if (!any && !flag) return undefined;
+  if (!settings.clientCertPath !== !settings.clientKeyPath)
+    throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (the client certificate and its key)');
+  return settings;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const simulatorUrl = env.SIMULATOR_URL ?? 'http://127.0.0.1:8090';
   const dataDir = env.SWITCHBOARD_DATA_DIR ?? path.join(projectRoot, '.data');
@@ -431,6 +465,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || runtime.databaseUrl,
     temporalAddress: env.TEMPORAL_ADDRESS || runtime.temporalAddress,
     temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    temporalTls: temporalTlsFromEnv(env),
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'switchboard',
     toolCacheDir: env.SWITCHBOARD_TOOL_CACHE ?? path.join(os.homedir(), '.cache', 'switchboard'),
     dataDir,
