@@ -34,8 +34,6 @@ const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
   ListWorkflowExecutions: "Temporal frontend's API call, which the namespace wait's answer comes from",
   RestException: "the twilio package's error class, which its client parses for us",
   RecordingListParams: 'the telnyx package type cited as the source of a request shape',
-  preStop: 'a Kubernetes hook, named as the pattern not followed',
-  terminationGracePeriodSeconds: 'a Kubernetes pod setting, advice to deployments',
   proxyUrl: 'a Scalar option deliberately left unset',
   passAccessToken: "the Temporal UI's OIDC setting, named as what the codec endpoint does not verify",
   TWILIO_TEST_MESSAGING_SERVICE_SID: 'a setting considered and rejected',
