@@ -72,7 +72,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   );
   await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
   void checkTelnyxWebhookSettings(config, log);
-  await metrics.serve();
+  // Ready while it polls: from SIGTERM on, /readyz answers 503 (the worker drains).
+  await metrics.serve(() => worker.getState() === 'RUNNING');
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });
   try {
