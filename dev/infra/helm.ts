@@ -11,6 +11,11 @@ import type { Log } from './toolVenv';
  */
 export const HELM_VERSION = 'v3.22.0';
 const HELM_MODULE = 'helm.sh/helm/v3';
+/**
+ * The Kubernetes version `helm template` and `helm lint` assume without `--kube-version`: Helm's Makefile stamps the
+ * one of the k8s.io/client-go its go.mod requires (v0.37.0 in v3.22.0: 1.37); without it Helm says 1.20.
+ */
+const HELM_DEFAULT_KUBE_VERSION = { major: '1', minor: '37' };
 
 function helmBinDir(toolCacheDir: string): string {
   return path.join(goCacheDir(toolCacheDir), `helm-${HELM_VERSION}`);
@@ -49,8 +54,8 @@ async function buildHelm(toolCacheDir: string, log: Log): Promise<string> {
   const started = Date.now();
   await runAsync(
     go,
-    // The version Helm's own release build stamps in, so `helm version` names it.
-    ['install', '-ldflags', `-s -w -X ${HELM_MODULE}/internal/version.version=${HELM_VERSION}`, `${HELM_MODULE}/cmd/helm@${HELM_VERSION}`],
+    // What Helm's own release build stamps in: its version, so `helm version` names it, and the default Kubernetes version.
+    ['install', '-ldflags', helmLdflags(), `${HELM_MODULE}/cmd/helm@${HELM_VERSION}`],
     {
       env: {
         ...process.env,
@@ -74,4 +79,13 @@ async function buildHelm(toolCacheDir: string, log: Log): Promise<string> {
   fs.renameSync(partial, binDir);
   log(`built Helm ${HELM_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
   return path.join(binDir, 'helm');
+}
+
+function helmLdflags(): string {
+  const { major, minor } = HELM_DEFAULT_KUBE_VERSION;
+  const kube = ['pkg/lint/rules', 'pkg/chartutil'].flatMap((pkg) => [
+    `-X ${HELM_MODULE}/${pkg}.k8sVersionMajor=${major}`,
+    `-X ${HELM_MODULE}/${pkg}.k8sVersionMinor=${minor}`,
+  ]);
+  return ['-s', '-w', `-X ${HELM_MODULE}/internal/version.version=${HELM_VERSION}`, ...kube].join(' ');
 }

@@ -186,7 +186,8 @@ describe('the Helm chart', () => {
   it(`is Helm ${HELM_VERSION}, and the chart passes helm lint with the default and the production values`, async () => {
     expect((await runHelm(['version', '--short'])).stdout).toContain(HELM_VERSION);
     for (const values of [[], ['-f', PRODUCTION]]) {
-      const lint = await runHelm(['lint', CHART, '--strict', '--kube-version', `${KUBERNETES_SCHEMA_VERSION}.0`, ...values]);
+      // Without --kube-version, as an operator runs it: Helm's default Kubernetes version must satisfy the chart's kubeVersion.
+      const lint = await runHelm(['lint', CHART, '--strict', ...values]);
       expect({ values, code: lint.code, output: lint.code === 0 ? '' : lint.stdout + lint.stderr }).toEqual({
         values,
         code: 0,
@@ -272,6 +273,8 @@ describe('the Helm chart', () => {
           (name === 'simulator' ? ['api', 'cli', 'simulator', 'worker'] : ['api', 'cli', 'worker']).sort(),
         );
         for (const { object, role, container } of containers) {
+          const names = (container.env ?? []).map((v) => v.name);
+          expect({ name, object, twice: names.filter((n, i) => names.indexOf(n) !== i) }).toEqual({ name, object, twice: [] });
           const env = environmentOf(container, secrets);
           const missing = deploymentSettings(role).filter((setting) => !env[setting]);
           expect({ name, object, missing }).toEqual({ name, object, missing: [] });
@@ -342,6 +345,15 @@ describe('the Helm chart', () => {
           stderr: expect.stringContaining('SECRETS_KEY is a secret'),
         });
       }
+      // Nor a setting the chart sets itself (a second HOST, a drain deadline the grace period would not follow).
+      for (const setting of ['API_DRAIN_SECONDS', 'WORKER_SHUTDOWN_GRACE_SECONDS', 'TEMPORAL_ADDRESS', 'HOST']) {
+        const result = await template({ config: { [setting]: '1' } });
+        expect({ setting, code: result.code, stderr: result.stderr }).toEqual({
+          setting,
+          code: 1,
+          stderr: expect.stringContaining(`the chart sets ${setting}`),
+        });
+      }
       // A reference is what it asks for; a non-secret value is fine.
       await expect(
         render({
@@ -410,14 +422,14 @@ describe('the Helm chart', () => {
       expect(podSpecOf(find(releases.production, 'Deployment', 'worker')).terminationGracePeriodSeconds).toBe(60 + closeMargin + 5);
     });
 
-    it('probes what each process serves: the API /readyz and /healthz, the worker its metrics port, which opens once it polls', () => {
+    it("probes what each process serves: /readyz and /healthz, the API's on its port, the worker's beside its /metrics", () => {
       const api = podSpecOf(find(releases.default, 'Deployment', 'api')).containers[0];
       expect(api.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'http' } });
       expect(api.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'http' } });
       const worker = podSpecOf(find(releases.default, 'Deployment', 'worker')).containers[0];
       const port = worker.env!.find((v) => v.name === 'WORKER_METRICS_PORT')?.value;
-      expect(worker.readinessProbe).toMatchObject({ tcpSocket: { port: 'metrics' } });
-      expect(worker.livenessProbe).toMatchObject({ tcpSocket: { port: 'metrics' } });
+      expect(worker.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'metrics' } });
+      expect(worker.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'metrics' } });
       expect((worker as unknown as { ports: Array<{ name: string; containerPort: number }> }).ports).toEqual([
         { name: 'metrics', containerPort: Number(port), protocol: 'TCP' },
       ]);

@@ -91,11 +91,26 @@ name shaped like one): such a variable is only ever read from a Secret.
 {{- if or (has . (list "DATABASE_URL" "SMTP_URL")) (and (regexMatch "(SECRET|TOKEN|PASSWORD|PWD|_KEY)$" .) (not (hasSuffix "PUBLIC_KEY" .))) }}true{{- end }}
 {{- end }}
 
-{{/* Refuses to render a secret setting given in clear: in `config`, or as a plain `value` in an extraEnv list. */}}
+{{/*
+Settings the chart sets from its own values: `config` naming one would give a container the variable twice (and the
+grace periods computed here would no longer match the process's deadline).
+*/}}
+{{- define "switchboard.chartSettings" -}}
+{{- list "HOST" "PORT" "PUBLIC_BASE_URL" "API_DRAIN_SECONDS" "WORKER_SHUTDOWN_GRACE_SECONDS" "WORKER_METRICS_PORT" "DATABASE_URL" "TEMPORAL_ADDRESS" "TEMPORAL_NAMESPACE" "TEMPORAL_TASK_QUEUE" "TEMPORAL_TLS" "TEMPORAL_TLS_CLIENT_CERT_PATH" "TEMPORAL_TLS_CLIENT_KEY_PATH" "TEMPORAL_TLS_SERVER_CA_CERT_PATH" "TEMPORAL_TLS_SERVER_NAME" "RECORDINGS_STORE" "RECORDINGS_DIR" "S3_BUCKET" "S3_REGION" "S3_ENDPOINT" "S3_FORCE_PATH_STYLE" "S3_SSE" "SIMULATOR_URL" "SIMULATOR_CALLBACK_BASE_URL" | toJson }}
+{{- end }}
+
+{{/*
+Refuses to render a secret setting given in clear (in `config`, or as a plain `value` in an extraEnv list) and a
+`config` entry for a setting the chart sets from its own values.
+*/}}
 {{- define "switchboard.refuseSecretsInClear" -}}
+{{- $chartSettings := include "switchboard.chartSettings" . | fromJsonArray }}
 {{- range $name, $value := .Values.config }}
 {{- if include "switchboard.isSecretName" $name }}
 {{- fail (printf "config.%s: %s is a secret; put it in the Secret secrets.existingSecret names (key %s), never in values" $name $name $name) }}
+{{- end }}
+{{- if has $name $chartSettings }}
+{{- fail (printf "config.%s: the chart sets %s from its own values (values.yaml says which)" $name $name) }}
 {{- end }}
 {{- end }}
 {{- range $list := list (list "extraEnv" .Values.extraEnv) (list "api.extraEnv" .Values.api.extraEnv) (list "worker.extraEnv" .Values.worker.extraEnv) }}
