@@ -111,7 +111,7 @@ describe('TLS to Temporal, on the wire', () => {
 
   /** A server of its own for each test: a client channel of an earlier test may still be retrying against its own. */
   async function mtlsServer() {
-    const handshakes: Array<{ authorized: boolean; client?: string }> = [];
+    const handshakes: Array<{ authorized: boolean; client: string }> = [];
     const server = tls.createServer(
       {
         key: fs.readFileSync(pem('server.key')),
@@ -122,7 +122,7 @@ describe('TLS to Temporal, on the wire', () => {
         ALPNProtocols: ['h2'],
       },
       (socket) => {
-        handshakes.push({ authorized: socket.authorized, client: (socket.getPeerCertificate() as tls.PeerCertificate).subject?.CN });
+        handshakes.push({ authorized: socket.authorized, client: String(socket.getPeerCertificate().subject?.CN) });
         socket.destroy();
       },
     );
