@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, type Config } from '../platform/config';
+import { CLUSTER_DATA_SUBDIR, DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, type Config } from '../platform/config';
 import { generateSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { LOOPBACK_NETWORKS } from '../platform/net/egress';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const cluster = process.argv.slice(2).includes('--cluster');
   const config = loadConfig({ ...process.env, SWITCHBOARD_PROFILE: 'dev' });
   // The cluster keeps its own Postgres, secrets and Temporal data apart from the dev server's.
-  const dataDir = cluster ? path.join(config.dataDir, 'cluster') : config.dataDir;
+  const dataDir = cluster ? path.join(config.dataDir, CLUSTER_DATA_SUBDIR) : config.dataDir;
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
   const cleanups: Up['cleanups'] = [];
@@ -289,10 +289,13 @@ function gaveUp(up: Up, failure: GiveUp): void {
   void up.stopAll(1);
 }
 
-/** A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets. */
+/**
+ * A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets beside them (loadConfig):
+ * the running `up`'s (the pid says which runs), the dev profile's or the cluster's.
+ */
 function writeRuntime(dataDir: string, databaseUrl: string, temporalAddress: string): void {
   const file = path.join(dataDir, 'runtime.json');
-  fs.writeFileSync(file, JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+  fs.writeFileSync(file, JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev', pid: process.pid }, null, 2), { mode: 0o600 });
   fs.chmodSync(file, 0o600);
 }
 
