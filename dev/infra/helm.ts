@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isExecutable, runAsync } from './proc';
+import { isExecutable, runWithProgress } from './proc';
 import { findOrFetchGo, goCacheDir } from './temporalServer';
 import type { Log } from './toolVenv';
 
@@ -50,9 +50,11 @@ async function buildHelm(toolCacheDir: string, log: Log): Promise<string> {
   // Built next to the final directory and renamed into place, so an interrupted build is never mistaken for a finished one.
   const partial = `${binDir}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
-  log(`building Helm ${HELM_VERSION} with go install (a few minutes, once; later runs use ${binDir})`);
-  const started = Date.now();
-  await runAsync(
+  log(`Helm ${HELM_VERSION} is built once into ${binDir} (a few minutes on 2 cores; later runs use it)`);
+  // withProgress (dev/infra/proc.ts) says it is still building every 30 s and how long it took.
+  await runWithProgress(
+    `building Helm ${HELM_VERSION} (go install)`,
+    log,
     go,
     // What Helm's own release build stamps in: its version, so `helm version` names it, and the default Kubernetes version.
     ['install', '-ldflags', helmLdflags(), `${HELM_MODULE}/cmd/helm@${HELM_VERSION}`],
@@ -77,7 +79,6 @@ async function buildHelm(toolCacheDir: string, log: Log): Promise<string> {
   }
   fs.rmSync(binDir, { recursive: true, force: true });
   fs.renameSync(partial, binDir);
-  log(`built Helm ${HELM_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
   return path.join(binDir, 'helm');
 }
 
