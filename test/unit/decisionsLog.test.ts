@@ -35,6 +35,7 @@ const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
   RestException: "the twilio package's error class, which its client parses for us",
   RecordingListParams: 'the telnyx package type cited as the source of a request shape',
   proxyUrl: 'a Scalar option deliberately left unset',
+  ValidityPeriod: "Twilio's message parameter (in its vendored API description only), whose maximum the sweeper keeps to",
   passAccessToken: "the Temporal UI's OIDC setting, named as what the codec endpoint does not verify",
   TWILIO_TEST_MESSAGING_SERVICE_SID: 'a setting considered and rejected',
   startCarrierSimulator: 'historical: the entry records its rename to startSimulator',
