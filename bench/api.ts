@@ -349,6 +349,14 @@ async function main(): Promise<number> {
       const shape = WRITE_ROUTES[route];
       const inserts = shape.rowsWritten.length;
       const write: WriteLoad = { route, tenants: tenantsOf.get(route)! };
+      // BENCH_FLOORS=0 measures the routes alone (to profile them); the verdicts then have nothing to compare with.
+      if (process.env.BENCH_FLOORS === '0') {
+        const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
+        measured.push(await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write }));
+        timed?.stop();
+        for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
+        continue;
+      }
       const floor = await measureInChild({
         ...common,
         title: `bare Koa + JSON body + ${inserts} INSERTs`,
@@ -356,7 +364,11 @@ async function main(): Promise<number> {
         headers: {},
         write: { ...write, floor: true },
       });
+      // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load.
+      const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
       const measuredRoute = await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write });
+      timed?.stop();
+      for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
       writes.push({ floor, route: measuredRoute });
       if (route !== 'consent') {
         // An accepted SMS has its send workflow started after the answer (docs/decisions/sms.md): say how far behind
@@ -371,6 +383,7 @@ async function main(): Promise<number> {
       }
       measured.push(floor, measuredRoute);
     }
+    if (process.env.BENCH_FLOORS === '0') printTable(SUMMARY_HEADER, measured.map(summaryRow));
     if (writes.length > 0) {
       failures.push(...printWriteSummaries(writes).map((title) => `${title} misses the write target`));
       console.log('');

@@ -106,11 +106,7 @@ export async function createWriteTenants(db: Db, route: WriteRoute, count: numbe
   const tenants: WriteTenant[] = [];
   const one = async (): Promise<WriteTenant> => {
     const t = await createBenchWorkspace(db);
-    const lineId = await insertActiveLine(db, {
-      ...t,
-      webhookUrl: 'https://agent.example.test/hooks',
-      phoneNumber: `+1500${String(crypto.randomInt(0, 10_000_000)).padStart(7, '0')}`,
-    });
+    const lineId = await lineWithFreeNumber(db, t);
     if (route !== 'consent') {
       await db('consents').insert({
         workspace_id: t.workspace.id,
@@ -131,6 +127,21 @@ export async function createWriteTenants(db: Db, route: WriteRoute, count: numbe
     tenants.push(...(await Promise.all(Array.from({ length: Math.min(10, count - i) }, one))));
   }
   return tenants;
+}
+
+/** An active line on a random number; another try when a line of this run or a kept database's has it. */
+async function lineWithFreeNumber(db: Db, tenant: Awaited<ReturnType<typeof createBenchWorkspace>>): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await insertActiveLine(db, {
+        ...tenant,
+        webhookUrl: 'https://agent.example.test/hooks',
+        phoneNumber: `+1500${String(crypto.randomInt(0, 10_000_000)).padStart(7, '0')}`,
+      });
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint !== 'lines_phone_number_in_use' || attempt >= 5) throw err;
+    }
+  }
 }
 
 export const SCRATCH_TABLE = 'bench_scratch_writes';

@@ -5,6 +5,7 @@
  * window need an active `explicit_outbound` consent.
  */
 import type { Knex } from 'knex';
+import { preparedStatement } from '../../platform/db/prepared';
 import { attributionMetadata, recordComplianceEvent, type PortalAttribution } from './events';
 
 export const CONSENT_TYPES = ['implied_inbound', 'explicit_outbound'] as const;
@@ -48,6 +49,23 @@ export function consentsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
   return db<ConsentRow>('consents').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
 
+/** The grant and its audit event, prepared once per connection (`POST /consent`'s one write). */
+const grantStatement = preparedStatement(
+  'consent_grant',
+  `with granted as (
+       insert into consents (workspace_id, environment, line_id, phone_number, consent_type, source, status, actor_key_id, granted_at)
+       values (?, ?, ?, ?, ?, ?, 'active', ?, ?)
+       on conflict (line_id, phone_number, consent_type) where status = 'active' do nothing
+       returning *
+     ), audited as (
+       insert into compliance_events (workspace_id, environment, event_type, actor_key_id, line_id, phone_number, metadata, created_at)
+       select workspace_id, environment, 'consent_granted', actor_key_id, line_id, phone_number,
+              jsonb_build_object('consent_id', id, 'consent_type', consent_type, 'source', source) || ?::jsonb, granted_at
+         from granted
+     )
+     select * from granted`,
+);
+
 /** Grants consent; `undefined` when an active grant of that type already exists. */
 export async function grantConsent(
   db: Knex,
@@ -64,32 +82,18 @@ export async function grantConsent(
   },
 ): Promise<ConsentRow | undefined> {
   // The grant and its audit event in one statement: atomic without a transaction, one round trip.
-  const result = await db.raw(
-    `with granted as (
-       insert into consents (workspace_id, environment, line_id, phone_number, consent_type, source, status, actor_key_id, granted_at)
-       values (?, ?, ?, ?, ?, ?, 'active', ?, ?)
-       on conflict (line_id, phone_number, consent_type) where status = 'active' do nothing
-       returning *
-     ), audited as (
-       insert into compliance_events (workspace_id, environment, event_type, actor_key_id, line_id, phone_number, metadata, created_at)
-       select workspace_id, environment, 'consent_granted', actor_key_id, line_id, phone_number,
-              jsonb_build_object('consent_id', id, 'consent_type', consent_type, 'source', source) || ?::jsonb, granted_at
-         from granted
-     )
-     select * from granted`,
-    [
-      input.tenant.workspaceId,
-      input.tenant.environment,
-      input.lineId,
-      input.phoneNumber,
-      input.consentType,
-      input.source,
-      input.actorKeyId,
-      input.at,
-      JSON.stringify(attributionMetadata(input.by)),
-    ],
-  );
-  return (result.rows as ConsentRow[])[0];
+  const rows = await grantStatement<ConsentRow>(db, [
+    input.tenant.workspaceId,
+    input.tenant.environment,
+    input.lineId,
+    input.phoneNumber,
+    input.consentType,
+    input.source,
+    input.actorKeyId,
+    input.at,
+    JSON.stringify(attributionMetadata(input.by)),
+  ]);
+  return rows[0];
 }
 
 /** Revokes the active consents matching the selectors; returns them (empty when none was active). */

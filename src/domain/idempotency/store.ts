@@ -10,6 +10,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { preparedStatement } from '../../platform/db/prepared';
 
 export const IDEMPOTENCY_TTL_MS = 12 * 60 * 60 * 1000;
 /** A request that has not renewed its lease for this long is presumed dead; a retry may take it over. */
@@ -60,15 +61,10 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/**
- * One round trip: the upsert claims a new, expired or abandoned record; when it claims nothing, the same statement
- * returns the record that stands (the outer SELECT reads the snapshot taken before the upsert, which holds any record
- * committed before this request began).
- */
-export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
-  const leaseToken = crypto.randomUUID();
-  const result = await db.raw(
-    `with claimed as (
+/** The claim, prepared once per connection: it runs on every request that carries an `Idempotency-Key`. */
+const claimStatement = preparedStatement(
+  'idempotency_claim',
+  `with claimed as (
        insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, lease_token, created_at, expires_at)
        values (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
        on conflict (principal_key_id, scope, idempotency_key) do update
@@ -82,32 +78,38 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
      union all
      select false, id, fingerprint, state, response_status, response_body from idempotency_keys
       where principal_key_id = ? and scope = ? and idempotency_key = ? and not exists (select 1 from claimed)`,
-    [
-      id.principalKeyId,
-      id.scope,
-      id.idempotencyKey,
-      id.fingerprint,
-      new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
-      leaseToken,
-      now,
-      new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      now,
-      now,
-      id.principalKeyId,
-      id.scope,
-      id.idempotencyKey,
-    ],
-  );
-  const row = result.rows[0] as
-    | {
-        claimed: boolean;
-        id: string;
-        fingerprint: string | null;
-        state: string | null;
-        response_status: number | null;
-        response_body: unknown;
-      }
-    | undefined;
+);
+
+/**
+ * One round trip: the upsert claims a new, expired or abandoned record; when it claims nothing, the same statement
+ * returns the record that stands (the outer SELECT reads the snapshot taken before the upsert, which holds any record
+ * committed before this request began).
+ */
+export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
+  const leaseToken = crypto.randomUUID();
+  const rows = await claimStatement<{
+    claimed: boolean;
+    id: string;
+    fingerprint: string | null;
+    state: string | null;
+    response_status: number | null;
+    response_body: unknown;
+  }>(db, [
+    id.principalKeyId,
+    id.scope,
+    id.idempotencyKey,
+    id.fingerprint,
+    new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
+    leaseToken,
+    now,
+    new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    now,
+    now,
+    id.principalKeyId,
+    id.scope,
+    id.idempotencyKey,
+  ]);
+  const row = rows.at(0);
   if (row?.claimed) return { kind: 'owned', lease: { recordId: String(row.id), leaseToken } };
   // Committed by a concurrent request after this statement's snapshot, or released meanwhile: ask for a retry.
   if (!row) return { kind: 'in_progress' };
@@ -115,6 +117,14 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
   if (row.state === 'in_progress') return { kind: 'in_progress' };
   return { kind: 'replay', status: row.response_status!, body: row.response_body };
 }
+
+/** The completion, prepared once per connection outside a transaction (every idempotent write ends with it). */
+const completeStatement = preparedStatement(
+  'idempotency_complete',
+  `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?, locked_until = ?
+    where id = ? and state = 'in_progress' and lease_token = ?
+    returning id`,
+);
 
 /** Stores the response; inside the handler's transaction, a lost lease rolls the effect back with it. */
 export async function completeIdempotencyKey(
@@ -124,10 +134,8 @@ export async function completeIdempotencyKey(
   body: unknown,
   now: Date,
 ): Promise<void> {
-  const updated = await db('idempotency_keys')
-    .where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken })
-    .update({ state: 'completed', response_status: status, response_body: JSON.stringify(body ?? null), locked_until: now });
-  if (updated !== 1) throw new IdempotencyLeaseLostError(lease.recordId);
+  const updated = await completeStatement(db, [status, JSON.stringify(body ?? null), now, lease.recordId, lease.leaseToken]);
+  if (updated.length !== 1) throw new IdempotencyLeaseLostError(lease.recordId);
 }
 
 /** Extends a running request's lease; false when the record is no longer this request's. */

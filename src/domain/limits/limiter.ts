@@ -5,6 +5,7 @@
  * this one only while under the limit (docs/decisions/api.md "API hot path (issue 14)").
  */
 import type { Knex } from 'knex';
+import { preparedStatement } from '../../platform/db/prepared';
 import { RATE_LIMITS, type LimitPolicy } from './policies';
 
 export interface LimitDecision {
@@ -34,6 +35,9 @@ on conflict (bucket) do update set
   last_refused = cardinality(array(select h from unnest(w.hits) h where h > cast(:windowStart as timestamptz))) >= :limit
 returning last_refused as refused, cardinality(hits)::int as count, (select min(h) from unnest(hits) h) as oldest`;
 
+/** Every rate-limited request makes this decision: prepared once per connection. */
+const consumeStatement = preparedStatement('rate_limit_consume', CONSUME_SQL, ['bucket', 'now', 'windowStart', 'limit']);
+
 /** The decision for a hit that was counted: `count` hits (this one included) are in the window. */
 function admitted(policy: LimitPolicy, count: number, resetSeconds: number, now: Date): LimitDecision {
   return { allowed: true, limit: policy.limit, remaining: policy.limit - count, resetSeconds, retryAfterSeconds: 0, hitAt: now };
@@ -42,13 +46,12 @@ function admitted(policy: LimitPolicy, count: number, resetSeconds: number, now:
 export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPolicy, now: Date): Promise<LimitDecision> {
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = new Date(now.getTime() - windowMs);
-  const result = await db.raw<{ rows: Array<{ refused: boolean; count: number; oldest: Date | null }> }>(CONSUME_SQL, {
+  const [{ refused, count, oldest }] = await consumeStatement<{ refused: boolean; count: number; oldest: Date | null }>(db, [
     bucket,
     now,
     windowStart,
-    limit: policy.limit,
-  });
-  const { refused, count, oldest } = result.rows[0];
+    policy.limit,
+  ]);
   const secondsUntilOldestLeaves = oldest
     ? Math.max(1, Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000))
     : policy.windowSeconds;

@@ -37,3 +37,40 @@ export interface SqlStatement {
   sql: string;
   bindings: readonly Knex.RawBinding[];
 }
+
+/**
+ * A hot statement of fixed text, prepared once per connection (Postgres parses and plans it once; the text crosses the
+ * socket once): written with `?` or `:name` bindings, turned into Postgres' `$n` form here, once. `run` takes the
+ * values in order (for `:name` bindings, in the order of `names`). Inside a transaction it runs through knex on the
+ * transaction's connection (a prepared statement would take a connection of its own).
+ */
+export function preparedStatement(name: string, sql: string, names?: readonly string[]) {
+  const text = names ? namedToPositional(sql, names) : questionMarksToPositional(sql);
+  return async <Row>(db: Knex, values: readonly unknown[]): Promise<Row[]> => {
+    if (db.isTransaction) {
+      const bindings = names ? Object.fromEntries(names.map((key, i) => [key, values[i]])) : values;
+      return (await db.raw(sql, bindings as Knex.RawBinding[] | Knex.ValueDict)).rows as Row[];
+    }
+    return queryPrepared<Row>(db as Db, name, text, values);
+  };
+}
+
+function questionMarksToPositional(sql: string): string {
+  let n = 0;
+  let quoted = false;
+  let text = '';
+  for (const ch of sql) {
+    if (ch === "'") quoted = !quoted;
+    if (ch === '?' && quoted) throw new Error('preparedStatement: a ? inside a string literal is ambiguous');
+    text += ch === '?' ? `$${(n += 1)}` : ch;
+  }
+  return text;
+}
+
+function namedToPositional(sql: string, names: readonly string[]): string {
+  return sql.replace(/(?<!:):([A-Za-z]\w*)/g, (_whole, name: string) => {
+    const index = names.indexOf(name);
+    if (index < 0) throw new Error(`preparedStatement: no position for :${name}`);
+    return `$${index + 1}`;
+  });
+}
