@@ -41,6 +41,8 @@
  * BENCH_WORKER=process runs the worker entry point (src/main/worker.ts) as its own process, as a
  * deployment does, instead of in this process (inline, the default); the CPU line then shows the
  * worker apart from the API and simulator (BENCH_WORKER_LOG_LEVEL, default warn, is its log level).
+ * BENCH_BUILD=1 makes the production build first (`npm run build`, into the run's folder) and runs those processes
+ * from it with plain node and its prebuilt workflow bundle, as the image does (docs/performance.md, "Production build").
  *
  * A line carries one call at a time, so every call gets its own line, and every 10 lines a fresh
  * tenant (lines.create is limited to 10/hour per workspace); calls are set up 20 at a time. Calls
@@ -96,7 +98,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups({ log });
 
   try {
-    const { stack, dir, bundlePath } = await startHarnessStack('bench_calls', cleanups);
+    const { stack, dir, bundlePath, buildDir } = await startHarnessStack('bench_calls', cleanups);
     log('stack up, workflow bundle built');
     const h = await startHarness();
     cleanups.push(() => h.close());
@@ -115,7 +117,7 @@ async function main(): Promise<number> {
       const port = await freePort();
       eventsBaseUrl = `http://127.0.0.1:${port}`;
       const logFile = path.join(dir, 'api.log');
-      const apiProcess = startApiProcess(h, { port, eventsBaseUrl, logFile });
+      const apiProcess = startApiProcess(h, { port, eventsBaseUrl, logFile, buildDir });
       api = apiProcess;
       cleanups.push(() => stopProcess(apiProcess));
       await waitForApi(apiProcess, eventsBaseUrl, logFile);
@@ -127,7 +129,7 @@ async function main(): Promise<number> {
       await h.startWorker();
     } else {
       const logFile = path.join(dir, 'worker.log');
-      const worker = startWorkerProcess(h, { bundlePath, eventsBaseUrl, logFile });
+      const worker = startWorkerProcess(h, { bundlePath, eventsBaseUrl, logFile, buildDir });
       cleanups.push(() => stopProcess(worker));
       workerPid = worker.pid;
       await waitForWorker(h, worker, logFile);
