@@ -3,7 +3,8 @@ import path from 'node:path';
 import { build as esbuild } from 'esbuild';
 import { DefaultLogger, type Logger } from '@temporalio/worker';
 import { projectRoot } from '../src/platform/config';
-import { bundleWorkflows, WORKFLOW_BUNDLE_FILE } from '../src/platform/temporal/workflowBundle';
+import { BUILD_DIR, SHIPPED_FOLDERS, WORKFLOW_BUNDLE_FILE } from '../src/platform/buildLayout';
+import { bundleWorkflows } from '../src/platform/temporal/workflowBundle';
 
 /**
  * `npm run build`: the production build (docs/decisions/operations.md, "Production build"). Into `dist/` (git-, lint- and
@@ -15,22 +16,11 @@ import { bundleWorkflows, WORKFLOW_BUNDLE_FILE } from '../src/platform/temporal/
  *   zones' JSON), as the compiled code reads them from its own directory;
  * - the workflow bundle, built now with the worker's options (src/platform/temporal/workflowBundle.ts), at
  *   `dist/workflow-bundle.js`: a broken bundle fails the build.
- * The image runs `node dist/src/main/<role>.js` (Dockerfile); dev/, test/ and bench/ stay TypeScript under tsx.
+ * The layout (folders, entry points, the bundle's name) is src/platform/buildLayout.ts. The image runs
+ * `node dist/src/main/<role>.js` (Dockerfile); dev/, test/ and bench/ stay TypeScript under tsx.
  */
 
-/** The folders whose code runs in production. */
-export const SHIPPED_FOLDERS = ['api', 'activities', 'workflows', 'src', 'simulator', 'sdk'] as const;
-
-/** The entry points in the build, from its root (the image's commands; docker-compose.yml). */
-export const BUILD_ENTRY_POINTS = {
-  api: 'src/main/api.js',
-  worker: 'src/main/worker.js',
-  mcp: 'src/main/mcp.js',
-  cli: 'src/main/cli.js',
-  simulator: 'simulator/main.js',
-} as const;
-
-export const DEFAULT_OUT_DIR = path.join(projectRoot, 'dist');
+export const DEFAULT_OUT_DIR = path.join(projectRoot, BUILD_DIR);
 
 export interface BuildResult {
   outDir: string;

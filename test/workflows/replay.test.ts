@@ -9,8 +9,7 @@ import { dataConverterWith } from '../../src/platform/temporal/client';
 import { transformHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
 import { BUILD_DIR_ENV } from '../support/workflowBundle';
-import { BUILD_ENTRY_POINTS } from '../../dev/build';
-import { WORKFLOW_BUNDLE_FILE } from '../../src/platform/temporal/workflowBundle';
+import { BUILD_ENTRY_POINTS, WORKFLOW_BUNDLE_FILE } from '../../src/platform/buildLayout';
 
 /**
  * Every recorded history under test/histories/ must replay against the current workflow

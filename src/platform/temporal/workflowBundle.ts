@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, Runtime, type BundleOptions, type Logger } from '@temporalio/worker';
+import { WORKFLOW_BUNDLE_FILE } from '../buildLayout';
 import { FAILURE_CONVERTER_PATH } from '../codecs/failureConverter';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
 
@@ -10,9 +11,6 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
  * uses the build's bundle. A bundle made with other options would run other code than production does (no tracing
  * interceptors, failures' messages in clear).
  */
-
-/** The prebuilt bundle's file name, at the root of the build output: `dist/workflow-bundle.js`. */
-export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 
 /** The workflows with the tracing interceptors and the failure converter every client and worker uses (dataConverterWith). */
 export function workflowBundleOptions(): BundleOptions {
