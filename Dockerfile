@@ -37,9 +37,12 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 # Dependencies first, so source edits do not invalidate this layer. Scripts as in the build stage.
+# --omit=dev still installs the TypeScript compiler as an optional peer of vue (@scalar/api-reference's): nothing on the
+# server loads either (the API serves Scalar's prebuilt browser file by path), so it is removed.
 COPY package.json package-lock.json ./
 RUN npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild @swc/core protobufjs \
+ && rm -rf node_modules/typescript \
  && npm cache clean --force
 
 # The compiled code, its assets and the prebuilt workflow bundle; no TypeScript source. Owned by root and

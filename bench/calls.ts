@@ -60,6 +60,7 @@ import { freePort } from '../src/platform/net/freePort';
 import { stopProcess } from '../dev/infra/proc';
 import { startHarness } from '../test/support/harness';
 import { sleep } from './support/async';
+import { residentMb, sampleResidentMemory } from './support/memory';
 import { cpuSeconds, listeningPid, portOf } from './support/cpu';
 import { startHarnessStack } from './support/harnessStack';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
@@ -147,6 +148,11 @@ async function main(): Promise<number> {
       apiPid: api?.pid,
     };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
+    // The processes' resident memory: at idle now (started, nothing asked yet), then the highest sample under the phases.
+    const processes = { API: api?.pid, worker: workerPid };
+    const idle = Object.entries(processes).flatMap(([name, pid]) => (pid ? [`${name} ${fmt(residentMb(pid) ?? NaN, 0)} MB`] : []));
+    if (idle.length > 0) console.log(`[bench] resident memory at idle: ${idle.join(', ')}`);
+    const memory = sampleResidentMemory(processes);
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await control(h, '/control/speech', { words_per_second: 1000 });
 
@@ -218,6 +224,8 @@ async function main(): Promise<number> {
     printPacedComparison(referencePhase, reference.paced);
     console.log('');
     printRows(capacityRows);
+    const underLoad = Object.entries(memory.stop()).map(([name, mb]) => `${name} ${fmt(mb, 0)} MB`);
+    if (underLoad.length > 0) console.log(`[bench] resident memory under the phases (highest sample): ${underLoad.join(', ')}`);
     for (const r of capacityRows) {
       const ok = r.p99 < TARGET_P99_MS;
       console.log(`[bench] ${r.title}: p99 ${fmt(r.p99, 1)} ms ${ok ? '<' : '>='} ${TARGET_P99_MS} ms target: ${ok ? 'MET' : 'MISSED'}`);

@@ -41,6 +41,9 @@ function problemsOf(text: string): string[] {
 function runtimeProblems(runtime: DockerStage): string[] {
   const problems: string[] = [];
   const installs = runs(runtime).filter((command) => /\bnpm (install|ci)\b/.test(command));
+  // An optional peer of a production dependency comes with --omit=dev: the stage must take it out again.
+  for (const tool of ['typescript'])
+    if (!installs.some((command) => command.includes(`rm -rf node_modules/${tool}`))) problems.push(`the runtime stage keeps ${tool}`);
   if (installs.length === 0) problems.push('the runtime stage installs no dependencies');
   for (const command of installs)
     if (!command.includes('--omit=dev')) problems.push(`the runtime stage installs devDependencies: ${command}`);
@@ -51,7 +54,8 @@ function runtimeProblems(runtime: DockerStage): string[] {
       problems.push(`the runtime stage rebuilds ${rebuilt.join(' ')}, not allowScripts' packages`);
   }
   for (const { keyword, args } of runtime.instructions) {
-    const words = args.split(/[\s",[\]]+/);
+    // Removing one (`rm -rf node_modules/typescript`: an optional peer `--omit=dev` keeps) is not running it.
+    const words = args.replace(/\brm -rf (node_modules\/\S+ ?)+/g, '').split(/[\s",[\]]+/);
     for (const tool of TYPESCRIPT_TOOLS)
       if (words.includes(tool) || words.includes(`${tool}/esm`)) problems.push(`the runtime stage names ${tool}: ${keyword} ${args}`);
     if (keyword === 'COPY' && !args.startsWith('--from=') && !/^package\.json package-lock\.json \.\/?$/.test(args))
@@ -63,8 +67,9 @@ function runtimeProblems(runtime: DockerStage): string[] {
     problems.push(`the runtime stage does not copy the build's ${BUILD_DIR}/`);
   const user = last(runtime, 'USER');
   if (!user || /^(root|0)(:|$)/.test(user)) problems.push(`the runtime stage runs as ${user ?? 'root (no USER)'}`);
-  const userAt = runtime.instructions.findLastIndex((i) => i.keyword === 'USER');
-  const cmdAt = runtime.instructions.findLastIndex((i) => i.keyword === 'CMD');
+  const keywords = runtime.instructions.map((i) => i.keyword);
+  const userAt = keywords.lastIndexOf('USER');
+  const cmdAt = keywords.lastIndexOf('CMD');
   if (cmdAt < userAt) problems.push('CMD comes before USER');
   const cmd = last(runtime, 'CMD');
   if (cmd !== JSON.stringify(['node', `${BUILD_DIR}/${BUILD_ENTRY_POINTS.api}`]).replace(/,/g, ', '))
@@ -76,7 +81,7 @@ function runtimeProblems(runtime: DockerStage): string[] {
 }
 
 const runs = (stage: DockerStage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-const last = (stage: DockerStage, keyword: string) => stage.instructions.findLast((i) => i.keyword === keyword)?.args;
+const last = (stage: DockerStage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword).at(-1)?.args;
 const runtimeCopiesFrom = (stage: DockerStage) =>
   stage.instructions.flatMap((i) => (i.keyword === 'COPY' ? [/^--from=(\S+)/.exec(i.args)?.[1]].filter((name) => name !== undefined) : []));
 
