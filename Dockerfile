@@ -36,13 +36,18 @@ FROM node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Dependencies first, so source edits do not invalidate this layer. Scripts as in the build stage.
-# --omit=dev still installs the TypeScript compiler as an optional peer of vue (@scalar/api-reference's): nothing on the
-# server loads either (the API serves Scalar's prebuilt browser file by path), so it is removed.
+# Dependencies first, so source edits do not invalidate this layer. Scripts as in the build stage. Then two removals:
+# - --omit=dev still installs the TypeScript compiler as an optional peer of vue (@scalar/api-reference's): nothing on
+#   the server loads either (the API serves Scalar's prebuilt browser file by path);
+# - Temporal's native bridge ships prebuilt binaries for five platforms (about 27 MB each); the one this image runs is
+#   the one the SDK picks (getPrebuiltTargetName), the others go.
 COPY package.json package-lock.json ./
 RUN npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild @swc/core protobufjs \
  && rm -rf node_modules/typescript \
+ && keep="$(node -p "require('@temporalio/core-bridge/common').getPrebuiltTargetName()")" \
+ && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 ! -name "$keep" -exec rm -rf {} + \
+ && node -e "require('@temporalio/core-bridge')" \
  && npm cache clean --force
 
 # The compiled code, its assets and the prebuilt workflow bundle; no TypeScript source. Owned by root and

@@ -41,6 +41,7 @@
  * BENCH_WORKER=process runs the worker entry point (src/main/worker.ts) as its own process, as a
  * deployment does, instead of in this process (inline, the default); the CPU line then shows the
  * worker apart from the API and simulator (BENCH_WORKER_LOG_LEVEL, default warn, is its log level).
+ * BENCH_BUNDLE_AT_START=1 gives that worker no bundle: from the sources it bundles them at start (`npm run worker`).
  * BENCH_BUILD=1 makes the production build first (`npm run build`, into the run's folder) and runs those processes
  * from it with plain node and its prebuilt workflow bundle, as the image does (docs/performance.md, "Production build").
  *
@@ -130,7 +131,9 @@ async function main(): Promise<number> {
       await h.startWorker();
     } else {
       const logFile = path.join(dir, 'worker.log');
-      const worker = startWorkerProcess(h, { bundlePath, eventsBaseUrl, logFile, buildDir });
+      // BENCH_BUNDLE_AT_START=1: no bundle given, so the worker (under tsx) bundles the sources at start, as the image did before issue 33.
+      const workerBundle = process.env.BENCH_BUNDLE_AT_START === '1' ? '' : bundlePath;
+      const worker = startWorkerProcess(h, { bundlePath: workerBundle, eventsBaseUrl, logFile, buildDir });
       cleanups.push(() => stopProcess(worker));
       workerPid = worker.pid;
       await waitForWorker(h, worker, logFile);

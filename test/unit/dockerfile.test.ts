@@ -44,6 +44,9 @@ function runtimeProblems(runtime: DockerStage): string[] {
   // An optional peer of a production dependency comes with --omit=dev: the stage must take it out again.
   for (const tool of ['typescript'])
     if (!installs.some((command) => command.includes(`rm -rf node_modules/${tool}`))) problems.push(`the runtime stage keeps ${tool}`);
+  // Only the native bridge the SDK loads on this platform stays, and the stage fails if it no longer loads.
+  if (!installs.some((command) => /getPrebuiltTargetName\(\).*! -name "\$keep".*require\('@temporalio\/core-bridge'\)/.test(command)))
+    problems.push("the runtime stage keeps every platform's Temporal bridge, or does not check that its own still loads");
   if (installs.length === 0) problems.push('the runtime stage installs no dependencies');
   for (const command of installs)
     if (!command.includes('--omit=dev')) problems.push(`the runtime stage installs devDependencies: ${command}`);
