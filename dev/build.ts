@@ -76,9 +76,16 @@ export async function compileSources(outDir: string): Promise<{ compiled: number
   return { compiled: typescript.length, copied: others.length };
 }
 
-/** The workflow bundle at `outDir/workflow-bundle.js`; rejects (writing nothing) when bundling fails. */
-export async function writeWorkflowBundle(outDir: string, logger: Logger = new DefaultLogger('WARN')): Promise<string> {
-  const code = await bundleWorkflows(logger);
+/**
+ * The workflow bundle at `outDir/workflow-bundle.js`; rejects (writing nothing) when bundling fails. `workflowsPath` is
+ * for tests (test/workflows/workflowBundle.test.ts bundles a broken workflow).
+ */
+export async function writeWorkflowBundle(
+  outDir: string,
+  logger: Logger = new DefaultLogger('WARN'),
+  workflowsPath?: string,
+): Promise<string> {
+  const code = await bundleWorkflows(logger, workflowsPath);
   const bundlePath = path.join(outDir, WORKFLOW_BUNDLE_FILE);
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(bundlePath, code);

@@ -12,10 +12,13 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
  * interceptors, failures' messages in clear).
  */
 
-/** The workflows with the tracing interceptors and the failure converter every client and worker uses (dataConverterWith). */
-export function workflowBundleOptions(): BundleOptions {
+/**
+ * The workflows with the tracing interceptors and the failure converter every client and worker uses (dataConverterWith).
+ * `workflowsPath` is for tests only (a broken workflow must fail the build).
+ */
+export function workflowBundleOptions(workflowsPath = require.resolve('../../../workflows')): BundleOptions {
   return {
-    workflowsPath: require.resolve('../../../workflows'),
+    workflowsPath,
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     failureConverterPath: FAILURE_CONVERTER_PATH,
   };
@@ -25,8 +28,8 @@ export function workflowBundleOptions(): BundleOptions {
  * Bundles the workflow code now (webpack: seconds of CPU); a broken bundle (a disallowed import, a syntax error) throws.
  * It logs to `logger`, by default the Temporal runtime's, as a worker bundling on its own does.
  */
-export async function bundleWorkflows(logger: Logger = Runtime.instance().logger): Promise<string> {
-  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger });
+export async function bundleWorkflows(logger: Logger = Runtime.instance().logger, workflowsPath?: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(workflowsPath), logger });
   return code;
 }
 
