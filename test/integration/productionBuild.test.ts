@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnService } from '../../dev/infra/services';
 import { createDatabaseIfMissing, dropDatabase } from '../../dev/infra/postgres';
 import { stopProcess } from '../../dev/infra/proc';
@@ -19,7 +21,7 @@ import { BUILD_DIR_ENV } from '../support/workflowBundle';
  * The production build (`npm run build`, made once per run by the global setup into a folder beside a link to
  * node_modules, as the image has /app/dist beside /app/node_modules) runs with plain node, no tsx (issue 33): the CLI
  * migrates an empty database, the API answers /readyz and takes a line, the worker starts from the bundle beside it
- * and runs the line's workflow, the simulator listens. test/unit/dockerfile.test.ts checks that the image runs this
+ * and runs the line's workflow, the MCP stdio entry relays to that API, the simulator listens. test/unit/dockerfile.test.ts checks that the image runs this
  * build; test/workflows/replay.test.ts replays the recorded histories against its bundle.
  */
 describe('production build', () => {
@@ -28,6 +30,8 @@ describe('production build', () => {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-build-run-'));
   const children: ChildProcess[] = [];
   const started = (child: ChildProcess) => (children.push(child), child);
+  /** The build's API (started by the API and worker test) and a test key of a workspace of its own. */
+  let builtApi: { url: string; key: string } | undefined;
 
   afterAll(async () => {
     for (const child of children) await stopProcess(child, 5_000);
@@ -92,6 +96,7 @@ describe('production build', () => {
       "the build's API to answer /readyz",
     );
     const tenant = await createTenant(h.db);
+    builtApi = { url: apiUrl, key: tenant.keys.test };
     const request = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`${apiUrl}${route}`, {
         method,
@@ -116,6 +121,26 @@ describe('production build', () => {
     const bundleLine = logLines(workerLog).find((entry) => entry.workflow_bundle !== undefined);
     expect(bundleLine).toMatchObject({ workflow_bundle: 'prebuilt', path: path.join(build, WORKFLOW_BUNDLE_FILE) });
   }, 180_000);
+
+  it("relays MCP over stdio from the build's entry point to the build's API", async () => {
+    if (!builtApi) throw new Error("this test relays to the build's API, which the previous test starts");
+    const { url, key } = builtApi;
+    const client = new Client({ name: 'switchboard-build-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(build, BUILD_ENTRY_POINTS.mcp)],
+        cwd: os.tmpdir(),
+        env: { PATH: process.env.PATH ?? '', SWITCHBOARD_API_KEY: key, SWITCHBOARD_URL: url },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['list_lines', 'place_call']));
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 
   it('starts the carrier simulator from the build', async () => {
     const port = await freePort();
