@@ -15,6 +15,7 @@ import { createToolActivities } from './tools';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createMessageActivities } from './messages';
+import { createMessageDispatchActivities } from './messageDispatch';
 import { createLineSecretActivities } from './lineSecrets';
 import { createRecordingActivities } from './recordings';
 import { createRecoveryActivities } from './recovery';
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createMessageDispatchActivities(deps),
     ...createRecordingActivities(deps),
     ...createTelnyxInboxActivities(deps),
     ...createMessageActivities({

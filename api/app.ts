@@ -28,6 +28,7 @@ import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routeTable';
+import { MessageDispatcher } from '../src/domain/messages/dispatch';
 
 export const API_VERSION = '0.5.10.0';
 
@@ -43,9 +44,14 @@ export interface App {
   listenForKeyChanges(databaseUrl: string): Promise<void>;
   /** Serves the WebSocket endpoints (Twilio's ConversationRelay) on `server`; any other upgrade is refused. */
   acceptWebSockets(server: http.Server): void;
-  /** Stops listening and writes the last `last_used_at` uses; call on shutdown. */
+  /** Starts the send workflows of accepted SMS off the request (its `pending()` is what it has not started yet). */
+  messageDispatcher: MessageDispatcher;
+  /** Stops listening, gives waiting SMS starts MESSAGE_DRAIN_MS, and writes the last `last_used_at` uses; call on shutdown. */
   close(): Promise<void>;
 }
+
+/** How long closing waits for SMS starts still in the dispatcher (the dispatch sweep takes any left, 15 s on). */
+const MESSAGE_DRAIN_MS = 5_000;
 
 /**
  * Routes whose caller is not identified by an API key (public routes, and any kind whose
@@ -80,6 +86,20 @@ export function createApp(deps: AppDeps): App {
   const openApiDocument = buildOpenApiDocument(routes, API_VERSION);
 
   const keyCache = new KeyCache<ApiKeyRow>(deps.config.apiKeyCacheTtlMs);
+  // Accepted SMS have their send workflow started after the answer (src/domain/messages/dispatch.ts). Read through
+  // `deps` at each use, as the handlers do, so a harness that swaps the Temporal client or the clock is followed.
+  const messageDispatcher = new MessageDispatcher({
+    get db() {
+      return deps.db;
+    },
+    get temporal() {
+      return deps.temporal;
+    },
+    config: deps.config,
+    now: () => deps.now(),
+    log: deps.logger,
+  });
+  deps.messageHandOver ??= messageDispatcher;
   const lastUsed = new LastUsedBatcher(deps.db, deps.config.apiLastUsedFlushMs, (err) =>
     deps.logger.warn({ err }, 'last_used_at flush failed'),
   );
@@ -143,7 +163,10 @@ export function createApp(deps: AppDeps): App {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       });
     },
+    messageDispatcher,
     async close() {
+      // Starts still waiting are the dispatch sweep's after this (they are recorded as undispatched).
+      await messageDispatcher.drain(MESSAGE_DRAIN_MS);
       await relay.close();
       await listener?.close();
       keyCache.detach();

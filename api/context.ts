@@ -1,3 +1,4 @@
+import type { MessageHandOver } from '../src/domain/messages/dispatch';
 import type { ContactListCsv } from '../src/domain/campaigns/contactListCsv';
 import type Koa from 'koa';
 import type Stripe from 'stripe';
@@ -51,6 +52,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
   draining?: () => boolean;
+  /** Where accepted SMS have their send workflow started off the request: createApp sets its MessageDispatcher here. */
+  messageHandOver?: MessageHandOver;
 }
 
 /** The authenticated principal. Tenant and environment always come from the key. */

@@ -18,12 +18,12 @@
  * from another shell, while still producing both figures in a single command.
  */
 import { fork } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import pg from 'pg';
-import getRawBody from 'raw-body';
 import { createApp } from '../api/app';
 import { intFromEnv, loadConfig, type Config } from '../src/platform/config';
 import { createDb } from '../src/platform/db/knex';
@@ -37,16 +37,19 @@ import { closeServer, listen } from './support/http';
 import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
-import { RATE_LIMITS } from '../src/domain/limits/policies';
+import { countQueries } from './support/queries';
+import {
+  createScratchTable,
+  createWriteTenants,
+  koaWithInserts,
+  SCRATCH_TABLE,
+  WRITE_ROUTES,
+  writeRequests,
+  type WriteLoad,
+  type WriteRoute,
+} from './support/apiWrites';
 
 const LOADGEN_FLAG = '--loadgen';
-
-/** A write target: each request POSTs a new consent, as the tenants' keys in turn, each key at most `perTenant` times. */
-interface WriteLoad {
-  path: string;
-  tenants: Array<{ key: string; lineId: string }>;
-  perTenant: number;
-}
 
 interface LoadSpec {
   title: string;
@@ -74,7 +77,13 @@ interface Summary {
 // ---------------------------------------------------------------------------------------
 
 async function runLoad(spec: LoadSpec): Promise<Summary> {
-  const base = { url: spec.url, headers: spec.headers, connections: spec.connections, pipelining: 1, requests: writeRequests(spec.write) };
+  const base = {
+    url: spec.url,
+    headers: spec.headers,
+    connections: spec.connections,
+    pipelining: 1,
+    requests: spec.write ? writeRequests(spec.write) : undefined,
+  };
   if (spec.warmupSec > 0) await autocannon({ ...base, duration: spec.warmupSec });
   const result = await autocannon({ ...base, duration: spec.durationSec, title: spec.title });
   return {
@@ -87,40 +96,6 @@ async function runLoad(spec: LoadSpec): Promise<Summary> {
     timeouts: result.timeouts,
     total: result.requests.total,
   };
-}
-
-/**
- * Consent grants spread over the tenants so that no workspace passes its 100/hour: request n goes to tenant
- * floor(n / perTenant) with a number of its own (a repeat would be 409 `consent_already_granted`).
- * Past the last tenant the requests wrap around and the limiter answers 429, which fails the run.
- */
-function writeRequests(write: WriteLoad | undefined): autocannon.Request[] | undefined {
-  if (!write) return undefined;
-  let sent = 0;
-  return [
-    {
-      method: 'POST',
-      path: write.path,
-      setupRequest: (req) => {
-        const n = sent;
-        sent += 1;
-        const tenant = write.tenants[Math.floor(n / write.perTenant) % write.tenants.length];
-        return {
-          ...req,
-          headers: {
-            authorization: `Bearer ${tenant.key}`,
-            'content-type': 'application/json',
-            'idempotency-key': crypto.randomUUID(),
-          },
-          body: JSON.stringify({
-            line_id: tenant.lineId,
-            phone_number: `+1415555${String(n % write.perTenant).padStart(4, '0')}`,
-            consent_type: 'explicit_outbound',
-          }),
-        };
-      },
-    },
-  ];
 }
 
 async function loadgenMain(): Promise<void> {
@@ -183,18 +158,6 @@ function koaWithOnePreparedSelect(pool: pg.Pool, lineId: string): Koa {
   return koa;
 }
 
-/** The write row's baseline: bare Koa reading and parsing the JSON body and doing one INSERT into a scratch table, same knex pool. */
-function koaWithOneInsert(db: ReturnType<typeof createDb>): Koa {
-  const koa = new Koa();
-  koa.use(async (ctx) => {
-    const body = JSON.parse(await getRawBody(ctx.req, { limit: '1mb', encoding: 'utf8' })) as Record<string, unknown>;
-    const [row] = await db('bench_scratch_writes').insert({ body }).returning('*');
-    ctx.status = 201;
-    ctx.body = { row };
-  });
-  return koa;
-}
-
 const SUMMARY_HEADER = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
 
 function summaryRow(r: Summary): string[] {
@@ -214,9 +177,27 @@ function ratioRow(label: string, switchboard: Summary, other: Summary): string[]
   ];
 }
 
-function printWriteSummaries(baseline: Summary, switchboard: Summary): void {
-  printTable(SUMMARY_HEADER, [...[baseline, switchboard].map(summaryRow), ratioRow('ratio switchboard/koa+insert', switchboard, baseline)]);
+/** One write route against its floor: both rows, the ratio, and the targets' verdict (≥ 0.5× req/s, p99 ≤ 3×). */
+function printWriteSummaries(rows: ReadonlyArray<{ floor: Summary; route: Summary }>): string[] {
+  const misses: string[] = [];
+  printTable(
+    SUMMARY_HEADER,
+    rows.flatMap(({ floor, route }) => [summaryRow(floor), summaryRow(route), ratioRow(`ratio / its floor`, route, floor)]),
+  );
+  for (const { floor, route } of rows) {
+    const throughput = route.reqPerSec / floor.reqPerSec;
+    const tail = route.p99 / floor.p99;
+    const verdict = throughput >= WRITE_TARGET.throughput && tail <= WRITE_TARGET.p99 ? 'meets' : 'MISSES';
+    console.log(`[bench] ${route.title}: ${fmt(throughput, 3)}x its floor's req/s, p99 ${fmt(tail, 2)}x: ${verdict} the target`);
+    if (verdict === 'MISSES') misses.push(route.title);
+  }
+  return misses;
 }
+
+/** Issue 33's targets for each write route against its floor. */
+const WRITE_TARGET = { throughput: 0.5, p99: 3 };
+/** Issue 33's target for the authenticated GET against Koa with one prepared SELECT. */
+const READ_TARGET = 0.85;
 
 function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summary, onePrepared: Summary): void {
   printTable(SUMMARY_HEADER, [
@@ -282,37 +263,25 @@ async function main(): Promise<number> {
     const preparedUrl = await listen(preparedServer);
     cleanups.push(() => closeServer(preparedServer));
 
-    // The write row: tenants enough for every consent grant of the run to stay under each workspace's 100/hour
-    // (at 1,000 writes/s a 12 s phase needs 120). BENCH_WRITE_TENANTS=0 leaves the write row out (e.g. to profile the GET).
-    const perTenant = RATE_LIMITS['consent.create'].limit;
-    const tenantCount = intFromEnv('BENCH_WRITE_TENANTS', 200);
-    const writeTenant = async (i: number): Promise<WriteLoad['tenants'][number]> => {
-      const t = await createBenchWorkspace(db);
-      return {
-        key: (await mintUserKey(db, { user: t.owner, environment: 'test', kind: 'standard', name: 'bench' })).plaintext,
-        lineId: await insertActiveLine(db, {
-          ...t,
-          webhookUrl: 'https://agent.example.test/hooks',
-          phoneNumber: `+1500600${String(i).padStart(4, '0')}`,
-        }),
-      };
-    };
-    const tenants: WriteLoad['tenants'] = [];
-    // Set up ten at a time: each is a few round trips and a key hash.
-    for (let i = 0; i < tenantCount; i += 10) {
-      const batch = Array.from({ length: Math.min(10, tenantCount - i) }, (_, j) => writeTenant(i + j));
-      tenants.push(...(await Promise.all(batch)));
+    // The write rows: for each route, tenants enough for every request of the run to stay under each workspace's limit
+    // (consent 100/hour; messages 10/minute, shared by both SMS routes, so each gets tenants of its own).
+    // BENCH_WRITE_TENANTS / BENCH_SMS_TENANTS set the counts; BENCH_WRITES=none leaves the write rows out (e.g. to
+    // profile the GET), BENCH_WRITES=message runs one route. BENCH_READS=0 leaves the read rows out.
+    const routes = writeRoutesToRun(process.env.BENCH_WRITES);
+    const runReads = process.env.BENCH_READS !== '0';
+    const tenantsOf = new Map<WriteRoute, WriteLoad['tenants']>();
+    for (const route of routes) {
+      const count = route === 'consent' ? intFromEnv('BENCH_WRITE_TENANTS', 200) : intFromEnv('BENCH_SMS_TENANTS', 700);
+      tenantsOf.set(route, await createWriteTenants(db, route, count));
     }
-    await db.schema.dropTableIfExists('bench_scratch_writes');
-    await db.schema.createTable('bench_scratch_writes', (t) => {
-      t.bigIncrements('id');
-      t.jsonb('body').notNullable();
-      t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
-    });
-    cleanups.push(() => db.schema.dropTableIfExists('bench_scratch_writes'));
-    const insertServer = http.createServer(koaWithOneInsert(db).callback());
-    const insertUrl = await listen(insertServer);
-    cleanups.push(() => closeServer(insertServer));
+    await createScratchTable(db);
+    cleanups.push(() => db.schema.dropTableIfExists(SCRATCH_TABLE));
+    const floorUrls = new Map<number, string>();
+    for (const rows of new Set(routes.map((route) => WRITE_ROUTES[route].rowsWritten.length))) {
+      const server = http.createServer(koaWithInserts(db, rows).callback());
+      floorUrls.set(rows, await listen(server));
+      cleanups.push(() => closeServer(server));
+    }
 
     const linePath = `/api/v1/lines/${lineId}`;
     const authHeaders = { authorization: `Bearer ${key}` };
@@ -324,64 +293,110 @@ async function main(): Promise<number> {
       throw new Error(`GET ${linePath} answered ${probe.status} ${JSON.stringify(probeBody)}; refusing to benchmark`);
     }
 
-    // The write must succeed too; probed as the last tenant, whose slots the run reaches only when it has used them all.
-    const probeTenant = tenants.at(-1);
-    if (probeTenant) {
-      const writeProbe = await fetch(`${apiUrl}/api/v1/consent`, {
+    // Each write must succeed too; probed as the last tenant with its last number, which the run reaches only at its very end.
+    // BENCH_QUERIES=1 prints the statements each probe sent.
+    for (const route of routes) {
+      const tenant = tenantsOf.get(route)!.at(-1)!;
+      const shape = WRITE_ROUTES[route];
+      const queries = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
+      const writeProbe = await fetch(`${apiUrl}${shape.path(tenant)}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${probeTenant.key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-        body: JSON.stringify({ line_id: probeTenant.lineId, phone_number: '+14155559999', consent_type: 'explicit_outbound' }),
+        headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify(shape.body(tenant, shape.perTenant - 1)),
       });
+      queries?.stop();
       if (writeProbe.status !== 201)
-        throw new Error(`POST /api/v1/consent answered ${writeProbe.status} ${await writeProbe.text()}; refusing to benchmark`);
+        throw new Error(`${shape.title} answered ${writeProbe.status} ${await writeProbe.text()}; refusing to benchmark`);
+      if (queries) {
+        console.log(`[bench] ${shape.title}: ${queries.total()} statements`);
+        for (const [sql] of queries.top(50)) console.log(`  ${sql}`);
+      }
     }
 
     console.log(
       `[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target, load generator in a child process`,
     );
     const common = { connections, durationSec, warmupSec };
-    const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
-    const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
-    const onePrepared = await measureInChild({
-      ...common,
-      title: 'bare Koa + one prepared SELECT (raw pg)',
-      url: `${preparedUrl}/`,
-      headers: {},
-    });
-    const switchboard = await measureInChild({
-      ...common,
-      title: 'switchboard GET line',
-      url: `${apiUrl}${linePath}`,
-      headers: authHeaders,
-    });
-
-    const writes: Summary[] = [];
-    if (tenants.length > 0) {
-      const write = { path: '/', tenants, perTenant };
-      writes.push(
-        await measureInChild({ ...common, title: 'bare Koa + JSON body + one INSERT', url: `${insertUrl}/`, headers: {}, write }),
+    const failures: string[] = [];
+    const measured: Summary[] = [];
+    if (runReads) {
+      const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
+      const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
+      const onePrepared = await measureInChild({
+        ...common,
+        title: 'bare Koa + one prepared SELECT (raw pg)',
+        url: `${preparedUrl}/`,
+        headers: {},
+      });
+      const switchboard = await measureInChild({
+        ...common,
+        title: 'switchboard GET line',
+        url: `${apiUrl}${linePath}`,
+        headers: authHeaders,
+      });
+      measured.push(baseline, oneSelect, onePrepared, switchboard);
+      console.log('');
+      printSummaries(baseline, switchboard, oneSelect, onePrepared);
+      const readRatio = switchboard.reqPerSec / onePrepared.reqPerSec;
+      console.log(
+        `[bench] GET line: ${fmt(readRatio, 3)}x Koa + one prepared SELECT: ${readRatio >= READ_TARGET ? 'meets' : 'MISSES'} the target`,
       );
-      const consentWrite = { ...write, path: '/api/v1/consent' };
-      writes.push(await measureInChild({ ...common, title: 'switchboard POST consent', url: apiUrl, headers: {}, write: consentWrite }));
-    }
-
-    console.log('');
-    printSummaries(baseline, switchboard, oneSelect, onePrepared);
-    console.log('');
-    if (writes.length === 2) {
-      printWriteSummaries(writes[0], writes[1]);
       console.log('');
     }
 
-    const failed = [switchboard, baseline, oneSelect, onePrepared, ...writes].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
-    return reportFailures(
-      failed.map(
+    const writes: Array<{ floor: Summary; route: Summary }> = [];
+    for (const route of routes) {
+      const shape = WRITE_ROUTES[route];
+      const inserts = shape.rowsWritten.length;
+      const write: WriteLoad = { route, tenants: tenantsOf.get(route)! };
+      const floor = await measureInChild({
+        ...common,
+        title: `bare Koa + JSON body + ${inserts} INSERTs`,
+        url: floorUrls.get(inserts)!,
+        headers: {},
+        write: { ...write, floor: true },
+      });
+      const measuredRoute = await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write });
+      writes.push({ floor, route: measuredRoute });
+      if (route !== 'consent') {
+        // An accepted SMS has its send workflow started after the answer (docs/decisions/sms.md): say how far behind
+        // the starts were when the load stopped, and how long they took to catch up (no worker runs the workflows).
+        const backlog = app.messageDispatcher.pending();
+        const started = performance.now();
+        await app.messageDispatcher.drain(300_000);
+        console.log(
+          `[bench] ${shape.title}: ${backlog} send-workflow starts still to make when the load stopped; ` +
+            `all made ${fmt((performance.now() - started) / 1000, 1)} s later (${app.messageDispatcher.pending()} left)`,
+        );
+      }
+      measured.push(floor, measuredRoute);
+    }
+    if (writes.length > 0) {
+      failures.push(...printWriteSummaries(writes).map((title) => `${title} misses the write target`));
+      console.log('');
+    }
+
+    const failed = measured.filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
+    return reportFailures([
+      ...failed.map(
         (r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`,
       ),
-    );
+      ...failures,
+    ]);
   } finally {
     await cleanups.run();
   }
+}
+
+/** BENCH_WRITES: `all` (default), `none`, or a comma-separated list of routes (consent, message, line_sms). */
+function writeRoutesToRun(setting: string | undefined): WriteRoute[] {
+  const all = Object.keys(WRITE_ROUTES) as WriteRoute[];
+  if (!setting || setting === 'all') return all;
+  if (setting === 'none') return [];
+  const asked = setting.split(',').map((s) => s.trim());
+  const unknown = asked.filter((s) => !all.includes(s as WriteRoute));
+  if (unknown.length > 0) throw new Error(`BENCH_WRITES: unknown route(s) ${unknown.join(', ')}; known: ${all.join(', ')}`);
+  return asked as WriteRoute[];
 }
 
 runBench(process.argv.includes(LOADGEN_FLAG) ? loadgenMain : main);

@@ -76,6 +76,12 @@ export const messageCarrier = {
   retry: patientCarrierRetry,
 } satisfies ActivityOptions;
 
+/** The SMS dispatch sweep: a batch of workflow starts, a few tries (the next sweep, 5 s on, takes what is left). */
+export const messageSweep = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
+} satisfies ActivityOptions;
+
 /** Acquiring (or giving back) a line's number: ten minutes, then the line is released with the reason. */
 export const lineCarrier = {
   startToCloseTimeout: '10 seconds',

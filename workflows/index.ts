@@ -7,6 +7,7 @@ export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } 
 export { callWorkflow } from './calls/workflow';
 export { campaignAttemptWorkflow, campaignWorkflow } from './campaigns';
 export { sendMessageWorkflow } from './messages';
+export { sweepUndispatchedMessagesWorkflow } from './messageDispatch';
 export { recoverOrphansWorkflow } from './recovery';
 export { sweepTelnyxInboxWorkflow } from './telnyxInbox';
 export { callCopyWorkflow, recordingsRetentionWorkflow, sweepCallCopiesWorkflow } from './recordings';

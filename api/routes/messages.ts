@@ -23,7 +23,8 @@ import { toE164 } from '../../src/platform/phone';
  * refuses in a fixed order, each check only after the previous passed: scope and tier (auth),
  * validation, then the use case's own (src/domain/messages/send.ts): the line (scope, 404,
  * `line_not_active`), `number_opted_out`, `conversation_window_expired`, then the hold for its
- * price (`agent_cap_exceeded`, `insufficient_credits`). Accepted messages are sent by `sendMessageWorkflow`.
+ * price (`agent_cap_exceeded`, `insufficient_credits`). Accepted messages are answered once recorded and sent by
+ * `sendMessageWorkflow`, started off the request (src/domain/messages/dispatch.ts).
  */
 
 /**
@@ -95,15 +96,15 @@ const sendResponses = {
   '403': errorResponse('`number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden`'),
   '404': errorResponse('`not_found`: the line'),
   '409': errorResponse('`line_not_active`'),
-  '503': errorResponse(
-    '`service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After`',
-  ),
 };
 const sendDescription =
   'Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. ' +
   'Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). ' +
   'The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). ' +
-  'Status moves queued → sent → delivered | undelivered | failed as receipts arrive. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice.';
+  'Status moves queued → sent → delivered | undelivered | failed as receipts arrive. A 201 means the message is recorded and will be sent: ' +
+  'it is handed to the carrier right after the answer, or within about 20 s when the sending service is briefly unreachable; ' +
+  'a message that could not be handed over within 10 hours becomes `failed` with `error_code` `not_sent`, and its hold is released. ' +
+  '`Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice.';
 
 export function messageRoutes(): RouteDef[] {
   return [

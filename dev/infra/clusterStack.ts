@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { createDb, migrateLatest } from '../../src/platform/db/knex';
 import { createDatabaseIfMissing, ensurePostgres } from './postgres';
-import { isExecutable, isRoot, run, spawnLogged, stopProcess, waitForHttpOk, waitForPort, which } from './proc';
+import { aptInstall, isExecutable, isRoot, spawnLogged, waitForHttpOk, waitForPort, which } from './proc';
 import { spawnService } from './services';
-import { prepareTemporalServer, startTemporalServer, type TemporalServer } from './temporalServer';
+import { createSupervisor, RESTART_POLICY, type SupervisedChild, type Supervisor } from './supervisor';
+import { prepareTemporalServer, startTemporalServer } from './temporalServer';
 import type { Log } from './toolVenv';
 
 /**
@@ -32,18 +32,20 @@ export interface ClusterStackOptions {
   log: Log;
   /** Called with every process's settings before the first one starts (e.g. to check them once); throwing stops the stack. */
   beforeServices?: (env: Record<string, string>) => void;
-  /** A process ended that nobody asked to end. */
+  /**
+   * Starts every process under this supervisor (`npm run up -- --cluster`'s, dev/infra/supervisor.ts), which restarts
+   * one that exits unexpectedly. Without it nothing restarts: `onUnexpectedExit` hears of the first unexpected exit.
+   */
+  supervisor?: Supervisor;
+  /** Without `supervisor`: a process ended that nobody asked to end (it stays down). */
   onUnexpectedExit?: (service: string, reason: string) => void;
 }
 
-export interface ClusterService {
-  readonly name: string;
-  readonly child: ChildProcess;
-  /** Kills the process with `signal` (SIGKILL: a crash) and waits for it to end; it stays down until `start()`. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Starts it again (after a kill) and waits until it listens. */
-  start(): Promise<void>;
-}
+/**
+ * One process of the stack: `kill(signal)` (SIGKILL: a crash) waits for it to end and keeps it down until `start()`,
+ * which starts it again and waits until it listens; neither triggers a restart.
+ */
+export type ClusterService = SupervisedChild;
 
 export interface ClusterStack {
   databaseUrl: string;
@@ -63,9 +65,16 @@ export interface ClusterStack {
 export async function startClusterStack(opts: ClusterStackOptions): Promise<ClusterStack> {
   const { log, ports } = opts;
   const stops: Array<() => Promise<void> | void> = [];
-  let stopping = false;
+  // Without a supervisor of the caller's, the first failure gives up (no restart) and is reported.
+  const supervisor =
+    opts.supervisor ??
+    createSupervisor({
+      log,
+      policy: { ...RESTART_POLICY, maxFailures: 1 },
+      onGiveUp: (failure) => opts.onUnexpectedExit?.(failure.name, failure.reason),
+    });
   const stop = async () => {
-    stopping = true;
+    supervisor.shutdown();
     for (const step of stops.splice(0).reverse()) {
       try {
         await step();
@@ -109,30 +118,12 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       log,
     });
     log(`starting the Temporal server ${temporalOptions.build.server}`);
-    let server: TemporalServer = await startTemporalServer(temporalOptions);
-    const temporalAddress = server.address;
-    const services: ClusterService[] = [];
-    const watch = (name: string, child: ChildProcess, expected: () => boolean) =>
-      child.once('exit', (code, signal) => {
-        if (!stopping && !expected()) opts.onUnexpectedExit?.(name, `${signal ?? code}`);
-      });
-    let temporalDown = false;
-    watch('temporal', server.process, () => temporalDown);
-    const temporal: ClusterService = {
+    const temporalAddress = `127.0.0.1:${temporalOptions.frontendPort}`;
+    const temporal = await supervisor.start({
       name: 'temporal',
-      get child() {
-        return server.process;
-      },
-      async kill(signal = 'SIGTERM') {
-        temporalDown = true;
-        await killAndWait(server.process, signal);
-      },
-      async start() {
-        server = await startTemporalServer(temporalOptions);
-        temporalDown = false;
-        watch('temporal', server.process, () => temporalDown);
-      },
-    };
+      spawn: async () => (await startTemporalServer(temporalOptions)).process,
+      logFile: temporalOptions.logFile,
+    });
     stops.push(() => temporal.kill());
 
     // 3. Simulator, workers, APIs, load balancer
@@ -155,29 +146,15 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       port?: number,
       own: Record<string, string> = {},
     ): Promise<ClusterService> => {
-      let child: ChildProcess;
-      let down = false;
-      const spawn = async () => {
-        const settings = { ...env, ...own, ...(port === undefined ? {} : { PORT: String(port) }) };
-        child = spawnService(entry, settings, path.join(opts.logDir, `${name}.log`));
-        down = false;
-        watch(name, child, () => down);
-        if (port !== undefined) await waitForPort('127.0.0.1', port, 60_000, child);
-      };
-      await spawn();
-      const handle: ClusterService = {
+      const settings = { ...env, ...own, ...(port === undefined ? {} : { PORT: String(port) }) };
+      const logFile = path.join(opts.logDir, `${name}.log`);
+      const handle = await supervisor.start({
         name,
-        get child() {
-          return child;
-        },
-        async kill(signal = 'SIGTERM') {
-          down = true;
-          await killAndWait(child, signal);
-        },
-        start: spawn,
-      };
+        spawn: () => spawnService(entry, settings, logFile),
+        ready: port === undefined ? undefined : (child) => waitForPort('127.0.0.1', port, 60_000, child),
+        logFile,
+      });
       stops.push(() => handle.kill());
-      services.push(handle);
       return handle;
     };
     const simulator = await service('simulator', 'simulator', ports.simulator);
@@ -191,14 +168,16 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       await service('api', 'api-1', ports.apis[0]),
       await service('api', 'api-2', ports.apis[1]),
     ];
-    const haproxy = spawnLogged(
-      ensureHaproxy(log),
-      ['-db', '-f', writeHaproxyConfig(path.join(opts.dataDir, 'haproxy.cfg'), ports.api, ports.apis)],
-      path.join(opts.logDir, 'haproxy.log'),
-    );
-    watch('haproxy', haproxy, () => false);
-    stops.push(() => stopProcess(haproxy));
-    await waitForPort('127.0.0.1', ports.api, 30_000, haproxy);
+    const haproxyBin = await ensureHaproxy(log);
+    const haproxyConfigFile = writeHaproxyConfig(path.join(opts.dataDir, 'haproxy.cfg'), ports.api, ports.apis);
+    const haproxyLog = path.join(opts.logDir, 'haproxy.log');
+    const haproxy = await supervisor.start({
+      name: 'haproxy',
+      spawn: () => spawnLogged(haproxyBin, ['-db', '-f', haproxyConfigFile], haproxyLog),
+      ready: (child) => waitForPort('127.0.0.1', ports.api, 30_000, child),
+      logFile: haproxyLog,
+    });
+    stops.push(() => haproxy.kill());
     await waitForHttpOk(`${apiUrl}/readyz`, 60_000);
 
     return {
@@ -219,23 +198,12 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
   }
 }
 
-async function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  if (signal === 'SIGTERM') return stopProcess(child);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
 /** HAProxy from PATH or Debian's package (installed with apt-get when missing and running as root). */
-export function ensureHaproxy(log: Log): string {
+export async function ensureHaproxy(log: Log): Promise<string> {
   const found = [which('haproxy'), '/usr/sbin/haproxy'].find((candidate) => candidate && isExecutable(candidate));
   if (found) return found;
   if (!isRoot()) throw new Error('HAProxy is missing and this user cannot install it: run `apt-get install haproxy` as root');
-  log('installing HAProxy from Debian packages (apt-get install haproxy)...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update', '-q'], { env });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'haproxy'], { env });
+  await aptInstall(['haproxy'], log);
   if (!isExecutable('/usr/sbin/haproxy')) throw new Error('apt-get installed haproxy but /usr/sbin/haproxy is missing');
   return '/usr/sbin/haproxy';
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { isExecutable, isRoot, run, tryRun } from './proc';
+import { aptInstall, isExecutable, isRoot, run, tryRun } from './proc';
 
 /**
  * A project-owned PostgreSQL cluster for development and tests: installs Debian's
@@ -37,16 +37,13 @@ export function findPostgresBinDir(): string | undefined {
   return versions.length ? path.join(root, versions[0], 'bin') : undefined;
 }
 
-export function installPostgres(log: (line: string) => void): string {
+export async function installPostgres(log: (line: string) => void): Promise<string> {
   if (!isRoot()) {
     throw new Error(
       'PostgreSQL server binaries are missing and this user cannot install them: run `apt-get install postgresql` as root, or set DATABASE_URL',
     );
   }
-  log('installing PostgreSQL from Debian packages (apt-get install postgresql)...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update', '-q'], { env });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'postgresql'], { env });
+  await aptInstall(['postgresql'], log);
   const bin = findPostgresBinDir();
   if (!bin) throw new Error('apt-get installed postgresql but no pg_ctl was found under /usr/lib/postgresql/*/bin');
   return bin;
@@ -82,7 +79,7 @@ function reachableDataDir(requested: string, owner: string | undefined, log: (li
 
 export async function ensurePostgres(opts: { dataDir: string; port: number; log: (line: string) => void }): Promise<PostgresHandle> {
   const { port, log } = opts;
-  const binDir = findPostgresBinDir() ?? installPostgres(log);
+  const binDir = findPostgresBinDir() ?? (await installPostgres(log));
   const owner = clusterOwner();
   const dataDir = reachableDataDir(opts.dataDir, owner, log);
   const pgCtl = path.join(binDir, 'pg_ctl');

@@ -45,7 +45,8 @@ export function isExecutable(file: string): boolean {
 export async function waitForPort(host: string, port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${host}:${port}`);
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`process exited with ${child.signalCode ?? child.exitCode} before listening on ${host}:${port}`);
     if (await canConnect(host, port)) return;
     if (Date.now() > deadline) throw new Error(`nothing listening on ${host}:${port} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: poll interval until the port listens
@@ -126,4 +127,67 @@ export async function waitForHttpOk(url: string, timeoutMs: number): Promise<voi
     if (Date.now() > deadline) throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250)); // pacing: poll interval until the URL answers 2xx
   }
+}
+
+/** How often a long set-up step says it is still running (`withProgress`). */
+export const PROGRESS_INTERVAL_MS = 30_000;
+
+/** `45s`, `1m30s`, `1h02m`: an elapsed time as the set-up and supervisor lines print it. */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/**
+ * Runs a long set-up step (an apt install, a Go build) without minutes of silence: logs `<step>...` at the start,
+ * `still <step>... 1m30s` every `everyMs` while it runs, and `<step>: done in 4m12s` (or `failed after 12s`) at the end.
+ * `step` reads as a present participle: `building the Temporal server v1.30.9`. The step must not block the event loop
+ * (`runAsync`, not `run`), or no line appears until it ends.
+ */
+export async function withProgress<T>(
+  step: string,
+  log: (line: string) => void,
+  work: () => Promise<T>,
+  opts: { everyMs?: number } = {},
+): Promise<T> {
+  const started = Date.now();
+  log(`${step}...`);
+  const ticker = setInterval(() => log(`still ${step}... ${formatElapsed(Date.now() - started)}`), opts.everyMs ?? PROGRESS_INTERVAL_MS);
+  try {
+    const result = await work();
+    log(`${step}: done in ${formatElapsed(Date.now() - started)}`);
+    return result;
+  } catch (err) {
+    log(`${step}: failed after ${formatElapsed(Date.now() - started)}`);
+    throw err;
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/**
+ * Installs Debian packages with apt-get (`update`, then `install --no-install-recommends`) as a long set-up step
+ * (`withProgress`), waiting up to 10 minutes for a dpkg lock another installer holds. The caller checks it runs as root.
+ */
+export async function aptInstall(packages: string[], log: (line: string) => void): Promise<void> {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const lockWait = ['-o', 'DPkg::Lock::Timeout=600'];
+  await withProgress(`installing ${packages.join(', ')} from Debian packages (apt-get install)`, log, async () => {
+    await runAsync('apt-get', [...lockWait, 'update', '-q'], { env });
+    await runAsync('apt-get', [...lockWait, 'install', '-y', '-q', '--no-install-recommends', ...packages], { env });
+  });
+}
+
+/** `runAsync` as a long set-up step (`withProgress`): e.g. `runWithProgress('building Helm v3.17.3', log, go, ['install', ...], { env })`. */
+export function runWithProgress(
+  step: string,
+  log: (line: string) => void,
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; everyMs?: number } = {},
+): Promise<string> {
+  return withProgress(step, log, () => runAsync(cmd, args, opts), { everyMs: opts.everyMs });
 }

@@ -97,7 +97,12 @@ export async function startDevServer(opts: {
   else args.push('--ui-port', String(opts.uiPort));
   if (opts.uiPort !== undefined && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   const child = spawnLogged(opts.cli, args, opts.logFile);
-  await waitForPort('127.0.0.1', opts.port, 60_000, child);
+  try {
+    await waitForPort('127.0.0.1', opts.port, 60_000, child);
+  } catch (err) {
+    await stopProcess(child);
+    throw err;
+  }
   return {
     address: `127.0.0.1:${opts.port}`,
     uiUrl: opts.uiPort === undefined ? undefined : `http://127.0.0.1:${opts.uiPort}`,

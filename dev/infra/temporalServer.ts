@@ -4,7 +4,18 @@ import type { ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import YAML from 'yaml';
-import { canConnect, isExecutable, run, runAsync, spawnLogged, stopProcess, waitForPort, which } from './proc';
+import {
+  canConnect,
+  isExecutable,
+  run,
+  runAsync,
+  runWithProgress,
+  spawnLogged,
+  withProgress,
+  stopProcess,
+  waitForPort,
+  which,
+} from './proc';
 import type { Log } from './toolVenv';
 
 /**
@@ -57,8 +68,10 @@ export async function ensureTemporalServerBuild(toolCacheDir: string, log: Log):
   const go = await findOrFetchGo(root, log);
   // Built next to the final directory and renamed into place, so an interrupted build is never mistaken for a finished one.
   const partial = `${binDir}.partial-${process.pid}`;
-  log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its sql tool with go install (about 4 minutes, once)`);
-  await runAsync(
+  log(`the Temporal server ${TEMPORAL_SERVER_VERSION} is built once into ${binDir} (about 4 minutes on 2 cores)`);
+  await runWithProgress(
+    `building the Temporal server ${TEMPORAL_SERVER_VERSION} and its sql tool (go install)`,
+    log,
     go,
     ['install', `${SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
     {
@@ -80,7 +93,7 @@ export async function ensureTemporalServerBuild(toolCacheDir: string, log: Log):
 }
 
 /** `go` on PATH or in /usr/local/go, else the toolchain fetched into the cache. */
-async function findOrFetchGo(root: string, log: Log): Promise<string> {
+export async function findOrFetchGo(root: string, log: Log): Promise<string> {
   const found = [which('go'), '/usr/local/go/bin/go'].find((candidate) => candidate && isExecutable(candidate));
   return found ?? fetchGoToolchain(root, log);
 }
@@ -95,12 +108,15 @@ export async function fetchGoToolchain(root: string, log: Log): Promise<string> 
   if (isExecutable(go)) return go;
   const proxy = (process.env.GOPROXY ?? '').split(/[,|]/).find((entry) => /^https?:\/\//.test(entry)) ?? 'https://proxy.golang.org';
   const url = `${proxy.replace(/\/+$/, '')}/golang.org/toolchain/@v/${name}.zip`;
-  log(`no go found: downloading ${url}`);
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  log(`no go found: fetching the Go toolchain from ${url}`);
+  const body = await withProgress(`downloading the Go toolchain ${GO_TOOLCHAIN}`, log, async () => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    return Buffer.from(await response.arrayBuffer());
+  });
   fs.mkdirSync(root, { recursive: true });
   const zip = path.join(root, `${name}.zip`);
-  fs.writeFileSync(zip, Buffer.from(await response.arrayBuffer()));
+  fs.writeFileSync(zip, body);
   const python = which('python3');
   if (!python) throw new Error('unpacking the Go toolchain needs python3');
   run(python, ['-m', 'zipfile', '-e', zip, path.join(root, 'toolchain')]);

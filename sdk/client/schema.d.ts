@@ -1050,7 +1050,7 @@ export interface paths {
         put?: never;
         /**
          * Send an SMS from a line
-         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice.
+         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. A 201 means the message is recorded and will be sent: it is handed to the carrier right after the answer, or within about 20 s when the sending service is briefly unreachable; a message that could not be handed over within 10 hours becomes `failed` with `error_code` `not_sent`, and its hold is released. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -1070,7 +1070,7 @@ export interface paths {
         put?: never;
         /**
          * Send an SMS from this line (older form of POST /api/v1/messages)
-         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice. Answers `{sms: {id, line_id, from_number, to_number, message, status, created_at}}`.
+         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. A 201 means the message is recorded and will be sent: it is handed to the carrier right after the answer, or within about 20 s when the sending service is briefly unreachable; a message that could not be handed over within 10 hours becomes `failed` with `error_code` `not_sent`, and its hold is released. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice. Answers `{sms: {id, line_id, from_number, to_number, message, status, created_at}}`.
          */
         post: operations["sendLineSms"];
         delete?: never;
@@ -15054,23 +15054,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "service_unavailable",
-                     *         "message": "Service unavailable"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     sendLineSms: {
@@ -15295,23 +15278,6 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "An unexpected error occurred; it has been logged with the request id"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "service_unavailable",
-                     *         "message": "Service unavailable"
                      *       }
                      *     }
                      */

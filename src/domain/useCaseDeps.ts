@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
 import type { Logger } from '../platform/logger';
+import type { MessageHandOver } from './messages/dispatch';
 
 /**
  * What a use case reaches: the database, Temporal, the configuration and the clock (injected, so
@@ -18,6 +19,11 @@ export interface UseCaseDeps {
    * not depend on the hour they run at, and tests of calling hours set it.
    */
   callingHoursNow?: () => Date;
+  /**
+   * Where an accepted SMS goes to have its send workflow started off the request (the API's MessageDispatcher,
+   * src/domain/messages/dispatch.ts); absent, the use case starts it before returning.
+   */
+  messageHandOver?: MessageHandOver;
 }
 
 /** A use case that logs takes the log of whoever asked with its deps, so its lines carry the request id. */

@@ -12,7 +12,7 @@ import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lif
 import { createLogger } from '../platform/logger';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
+import { connectTemporalClient, payloadCodecOf, temporalTlsOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 
 /**
@@ -32,6 +32,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
     config.temporalNamespace,
     payloadCodecOf(config),
+    temporalTlsOf(config),
   );
   let draining = false;
   const app = createApp({

@@ -65,11 +65,13 @@ export class LazyTemporal {
   get(): Promise<Client> {
     if (!this.client) {
       const config = loadConfig();
-      const { connectTemporalClient, payloadCodecOf } = temporalClient();
+      const { connectTemporalClient, payloadCodecOf, temporalTlsOf } = temporalClient();
+      // Over TLS where the deployment's Temporal asks for it (TEMPORAL_TLS*, as the API and the worker connect).
       this.client = connectTemporalClient(
         requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
         config.temporalNamespace,
         payloadCodecOf(config),
+        temporalTlsOf(config),
       );
     }
     return this.client;

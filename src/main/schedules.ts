@@ -10,6 +10,7 @@ import type { Duration, Workflow } from '@temporalio/common';
 import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
 import type { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
 import type { recordingsRetentionWorkflow, sweepCallCopiesWorkflow } from '../../workflows/recordings';
+import type { sweepUndispatchedMessagesWorkflow } from '../../workflows/messageDispatch';
 import type { recoverOrphansWorkflow } from '../../workflows/recovery';
 import type { sweepTelnyxInboxWorkflow } from '../../workflows/telnyxInbox';
 import type { sweepStrandedEventsWorkflow } from '../../workflows/webhooks';
@@ -19,6 +20,7 @@ export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
 export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
 export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
 export const WEBHOOK_SWEEP_SCHEDULE_ID = 'webhooks-sweep-stranded-events';
+export const MESSAGE_DISPATCH_SCHEDULE_ID = 'messages-dispatch-undispatched';
 export const TELNYX_INBOX_SCHEDULE_ID = 'telnyx-inbox-sweep';
 export const CALL_COPY_SWEEP_SCHEDULE_ID = 'recordings-sweep-call-copies';
 export const RECORDINGS_RETENTION_SCHEDULE_ID = 'recordings-retention';
@@ -90,6 +92,19 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       }),
     ),
   ];
+  // Queued SMS whose send workflow's start was never confirmed (src/domain/messages/dispatch.ts): every 5 s, so such a
+  // message waits 15–20 s (the API's own start, right after it answers, normally confirms within milliseconds).
+  schedules.push(
+    repeating(
+      MESSAGE_DISPATCH_SCHEDULE_ID,
+      '5 seconds',
+      startWorkflow<typeof sweepUndispatchedMessagesWorkflow>('sweepUndispatchedMessagesWorkflow', {
+        args: [],
+        workflowId: 'messages-dispatch-sweep',
+        taskQueue,
+      }),
+    ),
+  );
   if (options.telnyx)
     schedules.push(
       // Telnyx webhooks stored and not processed (src/domain/telnyxInbox/sweep.ts): the API processes each once it has

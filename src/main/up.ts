@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, type Config } from '../platform/config';
+import { CLUSTER_DATA_SUBDIR, DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, type Config } from '../platform/config';
 import { generateSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { LOOPBACK_NETWORKS } from '../platform/net/egress';
 import { startClusterStack } from '../../dev/infra/clusterStack';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../../dev/infra/postgres';
-import { canConnect, stopProcess, waitForHttpOk, waitForPort } from '../../dev/infra/proc';
+import { canConnect, formatElapsed, waitForHttpOk, waitForPort } from '../../dev/infra/proc';
 import { spawnService } from '../../dev/infra/services';
+import { createSupervisor, type GiveUp, type Supervisor } from '../../dev/infra/supervisor';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
-import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
+import { ensureTemporalCli, startDevServer } from '../../dev/infra/temporal';
 import { createWorkspace, findUser } from '../domain/workspaces/service';
 import { mintUserKey } from '../domain/keys/userKeys';
 import { announceKeyChanges } from '../domain/keys/cache';
@@ -20,7 +20,9 @@ import { announceKeyChanges } from '../domain/keys/cache';
 /**
  * `npm run up`: brings the whole service up on this machine (Postgres, Temporal dev server,
  * migrations, carrier simulator, worker, API), prints how to reach it and a working test key,
- * and stops everything it started on Ctrl-C. Data lives in .data/ and is reused next time.
+ * and stops everything it started on Ctrl-C. Data lives in .data/ and is reused next time. A child that exits
+ * unexpectedly is started again after a growing delay; one that keeps failing stops everything, with its last log
+ * lines (dev/infra/supervisor.ts, docs/decisions/operations.md "up supervises its children").
  * Everything runs in the dev profile (`SWITCHBOARD_PROFILE=dev`, loopback only) with secrets
  * generated once per data directory and kept with the data (mode 600).
  *
@@ -35,6 +37,8 @@ interface Up {
   dataDir: string;
   logDir: string;
   cleanups: Array<() => Promise<void> | void>;
+  /** Starts the children and restarts one that exits unexpectedly; shut down first when `up` stops. */
+  supervisor: Supervisor;
   isStopping(): boolean;
   stopAll(code: number): Promise<void>;
 }
@@ -57,14 +61,17 @@ async function main(): Promise<void> {
   const cluster = process.argv.slice(2).includes('--cluster');
   const config = loadConfig({ ...process.env, SWITCHBOARD_PROFILE: 'dev' });
   // The cluster keeps its own Postgres, secrets and Temporal data apart from the dev server's.
-  const dataDir = cluster ? path.join(config.dataDir, 'cluster') : config.dataDir;
+  const dataDir = cluster ? path.join(config.dataDir, CLUSTER_DATA_SUBDIR) : config.dataDir;
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
   const cleanups: Up['cleanups'] = [];
   let stopping = false;
+  // Ends restarts before anything stops: on Ctrl-C the terminal signals the children too, and their exits are expected.
+  const supervisor = createSupervisor({ log, onGiveUp: (failure) => gaveUp(up, failure) });
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    supervisor.shutdown();
     log('stopping...');
     for (const cleanup of cleanups.reverse()) {
       try {
@@ -78,7 +85,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
-  const up: Up = { config, dataDir, logDir, cleanups, isStopping: () => stopping, stopAll };
+  const up: Up = { config, dataDir, logDir, cleanups, supervisor, isStopping: () => stopping, stopAll };
 
   try {
     const started = cluster ? await upCluster(up) : await upDev(up);
@@ -122,8 +129,8 @@ function portalLine(config: Config, apiUrl: string, logDir: string): string {
 
 /** The dev profile: Postgres, the Temporal dev server, one simulator, worker and API. */
 async function upDev(up: Up): Promise<Started> {
-  const { config, dataDir, logDir, cleanups } = up;
-  // 1. PostgreSQL
+  const { config, dataDir, logDir, cleanups, supervisor } = up;
+  // 1. PostgreSQL (started by pg_ctl as a daemon, not a child of `up`: not supervised, see the decision)
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const pg: PostgresHandle = await ensurePostgres({
@@ -156,17 +163,26 @@ async function upDev(up: Up): Promise<Started> {
     } else {
       const cli = ensureTemporalCli(config.toolCacheDir, log);
       log(`starting Temporal dev server (${cli})`);
-      const server: DevServer = await startDevServer({
-        cli,
-        port,
-        uiPort,
-        dbFile: path.join(dataDir, 'temporal.db'),
-        logFile: path.join(logDir, 'temporal.log'),
-        uiCodecEndpoint: `${codecEndpoint}/${settings.TEMPORAL_CODEC_TOKEN}`,
-        // The dev server has `default`; a TEMPORAL_NAMESPACE of the operator's is registered too, for the processes use it.
-        namespaces: config.temporalNamespace === 'default' ? [] : [config.temporalNamespace],
+      const logFile = path.join(logDir, 'temporal.log');
+      // Restarted on the same file, it keeps every workflow (test/integration/devServerDurability.test.ts).
+      const server = await supervisor.start({
+        name: 'temporal',
+        spawn: async () =>
+          (
+            await startDevServer({
+              cli,
+              port,
+              uiPort,
+              dbFile: path.join(dataDir, 'temporal.db'),
+              logFile,
+              uiCodecEndpoint: `${codecEndpoint}/${settings.TEMPORAL_CODEC_TOKEN}`,
+              // The dev server has `default`; a TEMPORAL_NAMESPACE of the operator's is registered too, for the processes use it.
+              namespaces: config.temporalNamespace === 'default' ? [] : [config.temporalNamespace],
+            })
+          ).process,
+        logFile,
       });
-      cleanups.push(() => server.stop());
+      cleanups.push(() => server.kill());
     }
     temporalAddress = `127.0.0.1:${port}`;
     uiUrl = `http://127.0.0.1:${uiPort}`;
@@ -181,12 +197,15 @@ async function upDev(up: Up): Promise<Started> {
   const temporalUiUrl = process.env.TEMPORAL_UI_URL || uiUrl;
   if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
   checkSettings(env);
-  const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
-    const child = spawnService(name, env, path.join(logDir, `${name}.log`));
-    cleanups.push(() => stopProcess(child));
-    child.once('exit', (code, signal) => exitedUnexpectedly(up, name, `${signal ?? code}`));
-    if (port !== undefined) await waitForPort(config.host, port, 60_000, child);
-    return child;
+  const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<void> => {
+    const logFile = path.join(logDir, `${name}.log`);
+    const service = await supervisor.start({
+      name,
+      spawn: () => spawnService(name, env, logFile),
+      ready: port === undefined ? undefined : (child) => waitForPort(config.host, port, 60_000, child),
+      logFile,
+    });
+    cleanups.push(() => service.kill());
   };
   await start('simulator', Number(new URL(config.simulatorUrl).port));
   // The worker's /metrics on the port after the API's three (the cluster profile's first worker's).
@@ -239,7 +258,7 @@ async function upCluster(up: Up): Promise<Started> {
     env: settings,
     log,
     beforeServices: checkSettings,
-    onUnexpectedExit: (name, reason) => exitedUnexpectedly(up, name, reason),
+    supervisor: up.supervisor,
   });
   cleanups.push(() => stack.stop());
   writeRuntime(dataDir, stack.databaseUrl, stack.temporalAddress);
@@ -258,16 +277,25 @@ async function upCluster(up: Up): Promise<Started> {
   };
 }
 
-function exitedUnexpectedly(up: Up, name: string, reason: string): void {
+/** A child failed too often to keep restarting it: everything stops, and the operator reads which one and why. */
+function gaveUp(up: Up, failure: GiveUp): void {
   if (up.isStopping()) return;
-  log(`${name} exited unexpectedly (${reason}); see ${path.join(up.logDir, `${name}.log`)}`);
+  const quoted = failure.lastLines.map((line) => `    ${line}`).join('\n');
+  console.error(
+    `[up] ${failure.name} failed ${failure.failures} times within ${formatElapsed(failure.windowMs)} ` +
+      `(last: ${failure.reason}); stopping everything.` +
+      (failure.logFile ? `\n[up] the last lines of ${failure.logFile}:\n${quoted || '    (empty)'}` : ''),
+  );
   void up.stopAll(1);
 }
 
-/** A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets. */
+/**
+ * A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets beside them (loadConfig):
+ * the running `up`'s (the pid says which runs), the dev profile's or the cluster's.
+ */
 function writeRuntime(dataDir: string, databaseUrl: string, temporalAddress: string): void {
   const file = path.join(dataDir, 'runtime.json');
-  fs.writeFileSync(file, JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+  fs.writeFileSync(file, JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev', pid: process.pid }, null, 2), { mode: 0o600 });
   fs.chmodSync(file, 0o600);
 }
 

@@ -8,7 +8,7 @@ import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../platform/temporal/client';
+import { connectTemporalClient, dataConverterWith, payloadCodecOf, temporalTlsOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 import { workflowBundleOf, workflowCodeSource } from '../platform/temporal/workflowBundle';
 import { tracingActivityInterceptors, tracingSinks } from '../platform/tracing/temporal';
@@ -41,7 +41,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const payloadCodec = payloadCodecOf(config);
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
-  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
+  const tls = temporalTlsOf(config);
+  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), tls });
   // The build's bundle (npm run build) in production; the sources bundled now, with the same options, under tsx.
   const source = workflowCodeSource();
   const bundleStarted = Date.now();
@@ -71,10 +72,12 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
     config.temporalNamespace,
     payloadCodec,
+    tls,
   );
   await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
   void checkTelnyxWebhookSettings(config, log);
-  await metrics.serve();
+  // Ready while it polls: from SIGTERM on, /readyz answers 503 (the worker drains).
+  await metrics.serve(() => worker.getState() === 'RUNNING');
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });
   try {

@@ -7,14 +7,18 @@ import { installSdkMetricsRuntime } from '../platform/metrics/sdkRuntime';
 import { scrapeText, serveMetrics, type MetricsServer } from '../platform/metrics/server';
 
 export interface WorkerMetrics {
-  /** Starts serving /metrics: call once the worker is ready, so a scrape that answers means it is. */
-  serve(): Promise<void>;
+  /**
+   * Starts serving /metrics, and the probes /healthz and /readyz (200 while `ready()`): call once the worker is ready,
+   * so that a scrape or a probe that answers means it is.
+   */
+  serve(ready: () => boolean): Promise<void>;
   /** Stops serving: first on the way out, so no scrape meets a half-closed worker. */
   close(): Promise<void>;
 }
 
 /**
- * The worker's `GET /metrics` on `HOST:WORKER_METRICS_PORT` (nothing when the port is unset):
+ * The worker's `GET /metrics` on `HOST:WORKER_METRICS_PORT` (nothing when the port is unset), with the probes
+ * `GET /healthz` and `GET /readyz` (no bearer; 503 once the worker drains):
  * the Temporal SDK's runtime metrics (its exporter on a loopback port, merged in at each
  * scrape), the process's and the business metrics of activities/metrics.ts, under the same
  * access rule as the API's. Call before the worker's first Temporal connection: it installs the
@@ -30,8 +34,9 @@ export async function prepareWorkerMetrics(config: Config, db: Db, log: Logger):
   observeActiveCalls(db, (err) => log.warn({ err }, 'metrics: active calls could not be counted'));
   let server: MetricsServer | undefined;
   return {
-    async serve() {
+    async serve(ready) {
       server = await serveMetrics({
+        ready,
         host: config.host,
         port,
         access: config,

@@ -14,6 +14,13 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /**
+   * TLS to the Temporal frontend (Temporal Cloud; the official chart with TLS on), from Temporal's own environment
+   * names: TEMPORAL_TLS=true, or a client certificate's TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH
+   * (mTLS); TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA, TEMPORAL_TLS_SERVER_NAME when the certificate names
+   * another host. Undefined: plaintext. `temporalTlsOf` (src/platform/temporal/client.ts) reads the files.
+   */
+  temporalTls: TemporalTlsSettings | undefined;
   taskQueue: string;
   toolCacheDir: string;
   dataDir: string;
@@ -381,20 +388,45 @@ export const DEV_SECRET_SETTINGS = [
   'TEMPORAL_CODEC_TOKEN',
 ] as const;
 
+/** Where `npm run up -- --cluster` keeps its data (Postgres, secrets, runtime.json), inside the data directory. */
+export const CLUSTER_DATA_SUBDIR = 'cluster';
+
+interface Runtime {
+  databaseUrl?: string;
+  temporalAddress?: string;
+  profile?: string;
+  /** The `up` process that wrote it. */
+  pid?: number;
+  /** The directory it was read from: that run's secrets are beside it. */
+  dir: string;
+}
+
 /**
  * `npm run up` records where it started Postgres and Temporal in `.data/runtime.json` (and that
  * it runs the dev profile), so the CLI and a separately started worker find them without
- * exporting variables by hand. Explicit environment variables always win.
+ * exporting variables by hand; `up --cluster` records its own in `.data/cluster/runtime.json`. The one whose `up`
+ * is running wins (the dev profile's when both run); when none runs, the dev profile's, else the cluster's.
+ * Explicit environment variables always win.
  */
-function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string; profile?: string } {
+function runtimeFile(dataDir: string): Runtime | undefined {
+  const recorded = [dataDir, path.join(dataDir, CLUSTER_DATA_SUBDIR)].flatMap((dir): Runtime[] => {
+    try {
+      return [{ ...(JSON.parse(fs.readFileSync(path.join(dir, 'runtime.json'), 'utf8')) as Omit<Runtime, 'dir'>), dir }];
+    } catch {
+      return [];
+    }
+  });
+  return recorded.find((runtime) => isRunning(runtime.pid)) ?? recorded[0];
+}
+
+function isRunning(pid: number | undefined): boolean {
+  if (!Number.isInteger(pid) || pid! <= 0) return false;
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as {
-      databaseUrl?: string;
-      temporalAddress?: string;
-      profile?: string;
-    };
-  } catch {
-    return {};
+    process.kill(pid!, 0);
+    return true;
+  } catch (err) {
+    // Alive, but another user's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -416,13 +448,40 @@ function devSecrets(dataDir: string): Record<string, string | undefined> {
   return { ...secrets, SECRETS_KEY: read(SECRETS_KEY_FILE)?.trim() || undefined };
 }
 
+export interface TemporalTlsSettings {
+  clientCertPath?: string;
+  clientKeyPath?: string;
+  serverCaCertPath?: string;
+  serverName?: string;
+}
+
+/** TLS to Temporal from its environment names (`Config.temporalTls`): undefined when none is set. */
+export function temporalTlsFromEnv(env: NodeJS.ProcessEnv): TemporalTlsSettings | undefined {
+  const settings: TemporalTlsSettings = {
+    clientCertPath: env.TEMPORAL_TLS_CLIENT_CERT_PATH || undefined,
+    clientKeyPath: env.TEMPORAL_TLS_CLIENT_KEY_PATH || undefined,
+    serverCaCertPath: env.TEMPORAL_TLS_SERVER_CA_CERT_PATH || undefined,
+    serverName: env.TEMPORAL_TLS_SERVER_NAME || undefined,
+  };
+  const any = Object.values(settings).some((value) => value !== undefined);
+  const flag = env.TEMPORAL_TLS ? booleanFromEnv('TEMPORAL_TLS', env) : undefined;
+  if (flag === false) {
+    if (any) throw new Error('TEMPORAL_TLS=false beside TEMPORAL_TLS_* paths: unset one or the other');
+    return undefined;
+  }
+  if (!any && !flag) return undefined;
+  if (!settings.clientCertPath !== !settings.clientKeyPath)
+    throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (the client certificate and its key)');
+  return settings;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const simulatorUrl = env.SIMULATOR_URL ?? 'http://127.0.0.1:8090';
   const dataDir = env.SWITCHBOARD_DATA_DIR ?? path.join(projectRoot, '.data');
-  const runtime = env.DATABASE_URL || env.TEMPORAL_ADDRESS ? {} : runtimeFile(dataDir);
+  const runtime: Partial<Runtime> = (env.DATABASE_URL || env.TEMPORAL_ADDRESS ? undefined : runtimeFile(dataDir)) ?? {};
   const profile = env.SWITCHBOARD_PROFILE || runtime.profile || 'production';
-  // Only the dev profile falls back to secrets kept in the data directory; the environment wins.
-  const kept = profile === 'dev' ? devSecrets(dataDir) : {};
+  // Only the dev profile falls back to secrets kept in the data directory (the running `up`'s); the environment wins.
+  const kept = profile === 'dev' ? devSecrets(runtime.dir ?? dataDir) : {};
   const secret = (name: string) => env[name] || kept[name] || undefined;
   const int = (name: string, fallback: number) => intFromEnv(name, fallback, env);
   const publicBaseUrl = env.PUBLIC_BASE_URL || `http://${env.HOST ?? '127.0.0.1'}:${int('PORT', 8080)}`;
@@ -432,6 +491,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || runtime.databaseUrl,
     temporalAddress: env.TEMPORAL_ADDRESS || runtime.temporalAddress,
     temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    temporalTls: temporalTlsFromEnv(env),
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'switchboard',
     toolCacheDir: env.SWITCHBOARD_TOOL_CACHE ?? path.join(os.homedir(), '.cache', 'switchboard'),
     dataDir,

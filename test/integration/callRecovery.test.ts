@@ -6,7 +6,7 @@ import { EgressPolicy } from '../../src/platform/net/egress';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { placeHold } from '../../src/domain/billing/holds';
 import { insertMessage } from '../../src/domain/messages/store';
-import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
+import { ensureSchedules, MESSAGE_DISPATCH_SCHEDULE_ID, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
@@ -163,9 +163,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     for (const lineId of [missingLine.id, unclaimedLine.id, closedLine.id, stuckLine.id]) await lines.expectFree(lineId);
   });
 
-  it('the sweeper fails a queued message that never got a workflow and releases its hold; one with a workflow is left alone', async () => {
+  it('the sweeper fails a queued message that got no workflow within its 10-hour validity and releases its hold; one with a workflow is left alone', async () => {
     const line = await lines.create();
-    const at = new Date(Date.now() - 15 * 60_000);
+    const at = new Date(Date.now() - 11 * 60 * 60_000);
     const queued = async () => {
       const id = crypto.randomUUID();
       await insertMessage(h.db, {
@@ -223,5 +223,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     const schedule = await h.temporal.schedule.getHandle(RECOVERY_SCHEDULE_ID).describe();
     expect(schedule.spec.intervals).toMatchObject([{ every: 5 * 60_000 }]);
     expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'recoverOrphansWorkflow' });
+    // Beside it, every 5 s, the SMS dispatch sweep (docs/decisions/sms.md "A message is accepted when it is recorded").
+    const dispatch = await h.temporal.schedule.getHandle(MESSAGE_DISPATCH_SCHEDULE_ID).describe();
+    expect(dispatch.spec.intervals).toMatchObject([{ every: 5_000 }]);
+    expect(dispatch.action).toMatchObject({ type: 'startWorkflow', workflowType: 'sweepUndispatchedMessagesWorkflow' });
   });
 });

@@ -8,13 +8,16 @@ import { dropDatabase } from '../../dev/infra/postgres';
 import { canConnect, freePortBlock, waitForHttpOk } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalServerBuild, TEMPORAL_SERVER_PORT_COUNT } from '../../dev/infra/temporalServer';
+import { runCli } from '../support/cliRun';
 import { webhookLine } from '../support/harness';
 import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
-import { startUp } from '../support/upProcess';
+import { childProcesses, startUp } from '../support/upProcess';
+import { until } from '../support/waits';
 
 /**
  * `npm run up -- --cluster` as an operator runs it: it prints the summary with a key that works
- * through HAProxy, Ctrl-C stops everything, and a second run finds the first run's data.
+ * through HAProxy, the CLI beside it finds it, an API killed with kill -9 is started again (issue 33),
+ * Ctrl-C stops everything, and a second run finds the first run's data.
  */
 describe('up --cluster', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cluster-up-'));
@@ -77,6 +80,29 @@ describe('up --cluster', () => {
     const lineId = ((await created.json()) as { line: { id: string } }).line.id;
     // Payloads are encrypted in the cluster's Temporal server; the printed codec endpoint (through HAProxy) decrypts them.
     await expectSummaryCodecDecrypts(first.output(), `line-provision:${lineId}`, lineId);
+
+    // The CLI started on its own, as `npm run cli` beside the cluster: nothing but the data directory tells it where the
+    // cluster's Postgres is and which secrets it keeps; the keys it mints work through HAProxy.
+    const bootstrap = runCli(['bootstrap', '--json'], {
+      SWITCHBOARD_DATA_DIR: dataDir,
+      ...Object.fromEntries(
+        ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SWITCHBOARD_PROFILE', 'SECRETS_KEY', 'TEMPORAL_NAMESPACE'].map((name) => [name, undefined]),
+      ),
+    });
+    expect(bootstrap.stderr).toBe('');
+    expect(bootstrap.status).toBe(0);
+    const listed = await fetch(`${first.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${bootstrap.json.test_key}` } });
+    expect(listed.status).toBe(200);
+
+    // One API killed with kill -9: the supervisor starts it again (and HAProxy sends requests to the other meanwhile).
+    const api = childProcesses(up!.pid!).find((child) => child.cmdline.includes('src/main/api.ts'))!;
+    process.kill(api.pid, 'SIGKILL');
+    await until(() => /\[up\] api-[12] restarted \(pid \d+\)/.test(first.output()), 'the API to be restarted', { timeoutMs: 60_000 });
+    expect(first.output()).toMatch(/\[up\] api-[12] exited unexpectedly \(signal SIGKILL\); restarting it in 1s/);
+    const apis = childProcesses(up!.pid!).filter((child) => child.cmdline.includes('src/main/api.ts'));
+    expect(apis.map((child) => child.pid)).not.toContain(api.pid);
+    expect(apis).toHaveLength(2);
+    for (const port of [Number(env.PORT) + 1, Number(env.PORT) + 2]) await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000);
 
     expect(await stopUp()).toBe(0);
     const ports = [Number(env.PORT), Number(env.PORT) + 1, Number(env.PORT) + 2, Number(env.TEMPORAL_PORT)];

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,27 +5,27 @@ import path from 'node:path';
 import { createDatabaseIfMissing, dropDatabase } from '../../dev/infra/postgres';
 import { freePortBlock } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
-import { webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
-import { startUp } from '../support/upProcess';
+import { childProcesses, interruptUp, startUp, type UpProcess } from '../support/upProcess';
+import { until } from '../support/waits';
 
 /**
  * `npm run up` (the dev profile) as an operator meets Temporal payloads (security review L10): encrypted in
  * the dev server, and its Temporal UI wired to the API's codec endpoint, which decrypts for the UI's origin.
+ * Then its supervision (issue 33): the worker killed with kill -9 is started again and the stack keeps serving; Ctrl-C
+ * stops everything without a restart.
  */
-describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', () => {
+describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a killed worker restarted', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-dev-up-'));
   const app = `devup_${crypto.randomBytes(4).toString('hex')}`;
   const server = new URL(process.env.DATABASE_URL!);
   const adminUrl = Object.assign(new URL(server), { pathname: '/postgres' }).toString();
-  let up: ChildProcess | undefined;
+  let started: UpProcess | undefined;
+  let apiUrl: string;
 
   afterAll(async () => {
-    if (up && up.exitCode === null) {
-      const exited = new Promise((resolve) => up!.once('exit', resolve));
-      up.kill('SIGINT');
-      await exited;
-    }
+    if (started) await interruptUp(started);
     await dropDatabase(adminUrl, app);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -57,9 +56,8 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', (
       'TEMPORAL_NAMESPACE',
     ])
       delete env[name];
-    const started = await startUp([], env);
-    up = started.child;
-    const apiUrl = `http://127.0.0.1:${port}`;
+    started = await startUp([], env);
+    apiUrl = `http://127.0.0.1:${port}`;
     const uiOrigin = `http://127.0.0.1:${uiPort}`;
     expect(started.output()).toMatch(new RegExp(`Temporal UI\\s+${uiOrigin}`));
 
@@ -93,4 +91,42 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', (
     expect(decoded.status).toBe(200);
     expect(decoded.headers.get('access-control-allow-origin')).toBe(uiOrigin);
   }, 600_000);
+
+  it('starts the worker again after kill -9, which then provisions a line; Ctrl-C stops everything and restarts nothing', async () => {
+    const up = started!;
+    const worker = childProcesses(up.child.pid!).find((child) => child.cmdline.includes('src/main/worker.ts'));
+    expect(worker).toBeDefined();
+    process.kill(worker!.pid, 'SIGKILL');
+    await until(() => /worker restarted \(pid \d+\)/.test(up.output()), 'the worker to be restarted', { timeoutMs: 30_000 });
+    expect(up.output()).toContain(
+      '[up] worker exited unexpectedly (signal SIGKILL); restarting it in 1s (failure 1 of 5 allowed within 1m00s)',
+    );
+    const restarted = Number(/worker restarted \(pid (\d+)\)/.exec(up.output())![1]);
+    expect(childProcesses(up.child.pid!).map((child) => child.pid)).toContain(restarted);
+
+    // A line is provisioned by its workflow, which only a worker runs: the restarted one.
+    const key = /Test key\s+(\S+)/.exec(up.output())![1];
+    const created = await fetch(`${apiUrl}/api/v1/lines`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(webhookLine()),
+    });
+    expect(created.status).toBe(201);
+    const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+    await eventually(
+      async () => {
+        const line = (await (await fetch(`${apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+          line: { status: string };
+        };
+        return line.line.status === 'active' ? true : undefined;
+      },
+      60_000,
+      'the line to be provisioned by the restarted worker',
+    );
+
+    const before = up.output().length;
+    expect(await interruptUp(up)).toBe(0);
+    expect(up.output().slice(before)).not.toMatch(/exited unexpectedly|restart/);
+    expect(() => process.kill(restarted, 0)).toThrow();
+  }, 120_000);
 });

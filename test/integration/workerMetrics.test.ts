@@ -59,6 +59,14 @@ describe('worker metrics', () => {
     expect(JSON.parse(without.text).error.code).toBe('unauthorized');
     expect((await scrape(`${token}x`)).status).toBe(401);
     expect((await fetch(metricsUrl.replace('/metrics', '/other'), { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    // The probes (the Helm chart's readiness and liveness) answer without it, and tell only the state.
+    for (const [probe, body] of [
+      ['/readyz', { status: 'ready' }],
+      ['/healthz', { status: 'ok' }],
+    ] as const) {
+      const res = await fetch(metricsUrl.replace('/metrics', probe));
+      expect({ probe, status: res.status, body: await res.json() }).toEqual({ probe, status: 200, body });
+    }
     const ok = await scrape(token);
     expect(ok.status).toBe(200);
     expect(ok.contentType).toMatch(/^text\/plain/);

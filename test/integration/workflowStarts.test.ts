@@ -6,8 +6,9 @@ import { useSuite } from '../support/suite';
 
 /**
  * What the API does when Temporal misbehaves (security review M2, L4, L11): a start the server
- * accepted but whose answer was lost is not compensated; a start that never happened leaves no
- * active row and no hold; overload on live control is "retry later", never a 500.
+ * accepted but whose answer was lost is not compensated; a call whose start never happened leaves no
+ * active row and no hold; an accepted SMS is sent once Temporal is back (or failed past its validity);
+ * overload on live control is "retry later", never a 500.
  */
 describe('workflow starts and Temporal failures, as the customer sees them', () => {
   const faults = new TemporalFaults();
@@ -168,7 +169,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('settled');
     });
 
-    it('a start that cannot be confirmed either way: 201 queued, held; the sweeper fails it later if it never got a workflow', async () => {
+    it('Temporal unreachable when the message is accepted: 201 queued and held; the dispatch sweep sends it once Temporal is back', async () => {
       const line = await lines.create();
       const peer = '+14155550144';
       await inbound(peer, line.phone_number);
@@ -177,13 +178,44 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
       expect(sent.body.status).toBe('queued');
+      await h.messagesHandedOver();
+      expect(await h.db('messages').where({ id: sent.body.id }).first()).toMatchObject({ status: 'queued', dispatched_at: null });
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('active');
       faults.reset();
-      // Ten minutes on, still queued and with no workflow: never sent.
+      // Past the grace the accepting process has for its own start.
       await h
         .db('messages')
         .where({ id: sent.body.id })
-        .update({ created_at: h.db.raw("now() - interval '11 minutes'") });
+        .update({ created_at: h.db.raw("now() - interval '1 minute'") });
+      const sweep = await h.temporal.workflow.execute('sweepUndispatchedMessagesWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `dispatch-sweep-${sent.body.id}`,
+        args: [],
+      });
+      expect(sweep.dispatched).toBeGreaterThanOrEqual(1);
+      expect((await h.db('messages').where({ id: sent.body.id }).first()).dispatched_at).not.toBeNull();
+      await eventually(
+        async () => ((await h.db('messages').where({ id: sent.body.id }).first()).status === 'delivered' ? true : undefined),
+        30_000,
+        'the message to be delivered',
+      );
+      await eventually(async () => ((await hold(`sms:${sent.body.id}`)).status === 'settled' ? true : undefined), 20_000, 'the charge');
+      expect(await h.db('ledger_transactions').where({ idempotency_ref: `sms:${sent.body.id}:settle` })).toHaveLength(1);
+    });
+
+    it('a message that could not be handed over within 10 hours is never sent: failed `not_sent`, its hold released', async () => {
+      const line = await lines.create();
+      const peer = '+14155550143';
+      await inbound(peer, line.phone_number);
+      faults.failStarts('sendMessageWorkflow');
+      const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
+      expect(sent.status).toBe(201);
+      await h.messagesHandedOver();
+      faults.reset();
+      await h
+        .db('messages')
+        .where({ id: sent.body.id })
+        .update({ created_at: h.db.raw("now() - interval '11 hours'") });
       await h.temporal.workflow.execute('recoverOrphansWorkflow', {
         taskQueue: h.config.taskQueue,
         workflowId: `sweep-${sent.body.id}`,
@@ -191,18 +223,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       });
       expect(await h.db('messages').where({ id: sent.body.id }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('released');
-    });
-
-    it('a start that never happened: 503, the message failed and its hold released', async () => {
-      const line = await lines.create();
-      const peer = '+14155550143';
-      await inbound(peer, line.phone_number);
-      faults.failStarts('sendMessageWorkflow');
-      const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
-      expect(sent.status).toBe(503);
-      const [row] = await h.db('messages').where({ line_id: line.id, direction: 'outbound' });
-      expect(row).toMatchObject({ status: 'failed', error_code: 'not_sent' });
-      expect((await hold(`sms:${row.id}`)).status).toBe('released');
+      expect(h.simulator.state.messages.list().filter((m) => m.message_id === sent.body.id)).toEqual([]);
     });
   });
 

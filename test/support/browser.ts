@@ -9,7 +9,7 @@ export const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
 
 /** Headless Debian Chromium, installed by ensureChromium when missing (minutes, the first time only). */
 export async function launchChromium(): Promise<Browser> {
-  const executablePath = ensureChromium((line) => process.stderr.write(`[browser] ${line}\n`));
+  const executablePath = await ensureChromium((line) => process.stderr.write(`[browser] ${line}\n`));
   // Root in a container has no user namespaces for Chromium's sandbox.
   return chromium.launch({ executablePath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
 }

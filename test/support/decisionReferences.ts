@@ -13,7 +13,19 @@ import path from 'node:path';
  * - a code span holding an identifier (`name`, `name()`, `Type.member`) names a symbol of a path when written in one
  *   of four ways: `symbol` in `path`, `symbol` (`path`), (`symbol`, `path`), or `path` (`symbol`).
  */
-export const REPOSITORY_ROOTS = ['activities', 'api', 'bench', 'dev', 'docs', 'sdk', 'simulator', 'src', 'test', 'workflows'] as const;
+export const REPOSITORY_ROOTS = [
+  'activities',
+  'api',
+  'bench',
+  'deploy',
+  'dev',
+  'docs',
+  'sdk',
+  'simulator',
+  'src',
+  'test',
+  'workflows',
+] as const;
 
 export interface DecisionReference {
   /** 1-based line of the log's text the path's code span is on (readDecisionsLog's `locate` names its file). */
@@ -237,9 +249,14 @@ export function codeNames(markdown: string): Map<string, number> {
 /** The log's own checker: its allowances name what the code does not have, so it is not code a name may live in. */
 const CHECKER_FILES = ['test/unit/decisionsLog.test.ts', 'test/support/decisionReferences.ts'];
 
+/** Recorded histories and vendored fixtures (other systems' schemas and examples): text, not the project's code. */
+function vendored(file: string): boolean {
+  return file.includes(`${path.sep}histories${path.sep}`) || file.includes(`${path.sep}test${path.sep}fixtures${path.sep}`);
+}
+
 /**
- * Every file whose code a code-style name may live in: the code folders (recorded histories and the checker aside)
- * and the root's configuration.
+ * Every file whose code a code-style name may live in: the code folders (recorded histories, vendored fixtures and
+ * the checker aside) and the root's configuration.
  */
 function codeFiles(root: string): string[] {
   const checker = new Set(CHECKER_FILES.map((file) => path.join(root, file)));
@@ -249,7 +266,7 @@ function codeFiles(root: string): string[] {
   for (const folder of REPOSITORY_ROOTS) {
     if (folder === 'docs') continue;
     for (const file of filesNamed(root, { path: `${folder}/` }))
-      if (!file.includes(`${path.sep}histories${path.sep}`) && !file.endsWith('.md') && !checker.has(file)) files.push(file);
+      if (!vendored(file) && !file.endsWith('.md') && !checker.has(file)) files.push(file);
   }
   return files;
 }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createApp } from '../../api/app';
+import { createApp, type App } from '../../api/app';
 import { cardVaultsFor } from '../../src/main/payments';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { recordingOpener } from '../../src/main/carrierRecordings';
@@ -100,6 +100,8 @@ export interface Harness {
   spawnApiProcess(logFile: string, port: number, env?: NodeJS.ProcessEnv, from?: { build?: string }): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;
+  /** Resolves once the API has tried to start the send workflow of every SMS it accepted (src/domain/messages/dispatch.ts). */
+  messagesHandedOver(): Promise<void>;
   /** Starts an in-process worker on this harness's task queue (once). */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -175,7 +177,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     now: () => new Date(frozenAt ?? Date.now() + offsetMs),
   };
   // Every app made here is closed with the harness (its last_used_at batch written, its key-change listener stopped).
-  const apps: Array<{ close(): Promise<void> }> = [];
+  const apps: App[] = [];
   // Processes a test spawned: stopped before the harness removes what they may still write to (the recordings directory).
   const children: ChildProcess[] = [];
   const spawned = (child: ChildProcess) => (children.push(child), child);
@@ -242,6 +244,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         parsed = undefined;
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    async messagesHandedOver() {
+      await Promise.all(apps.map((app) => app.messageDispatcher.drain(30_000)));
     },
     async restartApi() {
       server.closeAllConnections();

@@ -186,6 +186,13 @@ async function main(): Promise<void> {
       });
       await save(h, sweep.workflowId, path.join(out, 'sweepStrandedEventsWorkflow.json'));
 
+      // One pass of the SMS dispatch sweep (its schedule runs it every 5 s; issue 33).
+      const messageSweep = await h.temporal.workflow.start('sweepUndispatchedMessagesWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `messages-dispatch-sweep-${Date.now()}`,
+      });
+      await save(h, messageSweep.workflowId, path.join(out, 'sweepUndispatchedMessagesWorkflow.json'));
+
       // One pass of the Telnyx inbox sweeper (its schedule runs it every 5 s on a deployment with Telnyx).
       const inboxSweep = await h.temporal.workflow.start('sweepTelnyxInboxWorkflow', {
         taskQueue: h.config.taskQueue,
@@ -350,6 +357,8 @@ async function main(): Promise<void> {
           key: tenant.keys.test,
           body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' },
         });
+        // The API starts the send workflow right after answering (src/domain/messages/dispatch.ts).
+        await h.messagesHandedOver();
         await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
       }
 

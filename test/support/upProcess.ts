@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { projectRoot } from '../../src/platform/config';
 
 /** `npm run up` (or `up --cluster`) started as an operator starts it, with everything it printed so far. */
@@ -34,4 +35,28 @@ export function startUp(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_
     child.stderr.on('data', read);
     child.once('exit', exited);
   });
+}
+
+/** The processes `up` (pid `parent`) started itself, with their command lines (read from /proc: Linux only). */
+export function childProcesses(parent: number): Array<{ pid: number; cmdline: string }> {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      // The parent's pid is the 4th field, after the command name in parentheses (which may itself hold spaces).
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== parent) return [];
+      return [{ pid: Number(entry), cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') }];
+    } catch {
+      return []; // ended while we looked
+    }
+  });
+}
+
+/** Sends `up` SIGINT (Ctrl-C) and resolves with its exit code. */
+export function interruptUp(up: UpProcess): Promise<number | null> {
+  if (up.child.exitCode !== null || up.child.signalCode !== null) return Promise.resolve(up.child.exitCode);
+  const exited = new Promise<number | null>((resolve) => up.child.once('exit', (code) => resolve(code)));
+  up.child.kill('SIGINT');
+  return exited;
 }

@@ -63,6 +63,38 @@ describe('serveMetrics (the worker /metrics)', () => {
     expect((await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
   });
 
+  it('answers the probes without a bearer when given `ready`: /healthz always, /readyz 503 once not ready; without it, neither', async () => {
+    let ready = true;
+    server = await serveMetrics({
+      host: '127.0.0.1',
+      port: 0,
+      access: { metricsToken: token, profile: 'production' },
+      sources: [async () => 'a 1\n'],
+      onSourceError: (err) => errors.push(err),
+      ready: () => ready,
+    });
+    const probe = async (path: string) => {
+      const res = await fetch(server!.url.replace('/metrics', path));
+      return { path, status: res.status, body: (await res.json()) as unknown };
+    };
+    expect(await probe('/healthz')).toEqual({ path: '/healthz', status: 200, body: { status: 'ok' } });
+    expect(await probe('/readyz')).toEqual({ path: '/readyz', status: 200, body: { status: 'ready' } });
+    ready = false;
+    expect(await probe('/readyz')).toEqual({
+      path: '/readyz',
+      status: 503,
+      body: {
+        error: { code: 'not_ready', message: 'The service is not ready', details: [{ field: 'draining', message: 'shutting down' }] },
+      },
+    });
+    expect(await probe('/healthz')).toEqual({ path: '/healthz', status: 200, body: { status: 'ok' } });
+    // The metrics still want the bearer.
+    expect((await fetch(server.url)).status).toBe(401);
+    await server.close();
+    server = await start([async () => 'a 1\n']);
+    expect((await fetch(server.url.replace('/metrics', '/healthz'))).status).toBe(404);
+  });
+
   it('does not exist without METRICS_TOKEN outside the dev profile', async () => {
     server = await start([async () => 'a 1\n'], { profile: 'production' });
     const res = await fetch(server.url);

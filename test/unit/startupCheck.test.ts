@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CARRIER_PROVIDERS, loadConfig } from '../../src/platform/config';
+import { CARRIER_PROVIDERS, CLUSTER_DATA_SUBDIR, loadConfig } from '../../src/platform/config';
 import {
   assertStartupConfiguration,
   ConfigurationError,
@@ -327,6 +328,55 @@ describe('startup configuration check', () => {
           expect(configurationReport(role, config, PROVIDER_SETTINGS)).toEqual({ problems: [], warnings: [] });
         // Outside the dev profile the data directory's secrets are never used.
         expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: 'postgres://elsewhere/db' }).carrierWebhookSecret).toBeUndefined();
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('a process started on its own finds a running `up --cluster` as it finds `up`: the running one, with its secrets', () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-data-'));
+      try {
+        // A pid that ran and ended: an `up` that is no longer running.
+        const ended = spawnSync(process.execPath, ['-e', '']).pid;
+        const keep = (dir: string, databaseUrl: string, pid: number | undefined) => {
+          fs.mkdirSync(dir, { recursive: true });
+          const secretsKey = strong();
+          fs.writeFileSync(path.join(dir, 'secrets.key'), `${secretsKey}\n`, { mode: 0o600 });
+          fs.writeFileSync(path.join(dir, 'dev-secrets.json'), JSON.stringify({ TEMPORAL_PAYLOAD_KEY: strong() }), { mode: 0o600 });
+          fs.writeFileSync(
+            path.join(dir, 'runtime.json'),
+            JSON.stringify({ databaseUrl, temporalAddress: '127.0.0.1:7233', profile: 'dev', pid }),
+          );
+          return secretsKey;
+        };
+        const clusterDir = path.join(dataDir, CLUSTER_DATA_SUBDIR);
+        const devKey = keep(dataDir, 'postgres://127.0.0.1:54320/switchboard', ended);
+        // Only the cluster's runtime: found although its `up` no longer runs (a refused connection says more than a missing setting).
+        fs.renameSync(path.join(dataDir, 'runtime.json'), path.join(dataDir, 'runtime.json.away'));
+        const clusterKey = keep(clusterDir, 'postgres://127.0.0.1:54321/switchboard', ended);
+        expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir })).toMatchObject({
+          databaseUrl: 'postgres://127.0.0.1:54321/switchboard',
+          secretsKey: clusterKey,
+        });
+        fs.renameSync(path.join(dataDir, 'runtime.json.away'), path.join(dataDir, 'runtime.json'));
+        // Neither runs: the dev profile's, as before the cluster recorded its own.
+        expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir })).toMatchObject({
+          databaseUrl: 'postgres://127.0.0.1:54320/switchboard',
+          secretsKey: devKey,
+        });
+        // The cluster's `up` runs (this process stands in for it): its database and its secrets, every setting a process needs.
+        keep(clusterDir, 'postgres://127.0.0.1:54321/switchboard', process.pid);
+        const running = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir });
+        const clusterSecrets = JSON.parse(fs.readFileSync(path.join(clusterDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
+        expect(running).toMatchObject({
+          profile: 'dev',
+          databaseUrl: 'postgres://127.0.0.1:54321/switchboard',
+          secretsKey: fs.readFileSync(path.join(clusterDir, 'secrets.key'), 'utf8').trim(),
+          temporalPayloadKey: clusterSecrets.TEMPORAL_PAYLOAD_KEY,
+        });
+        // Both run: the dev profile's.
+        keep(dataDir, 'postgres://127.0.0.1:54320/switchboard', process.pid);
+        expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir }).databaseUrl).toBe('postgres://127.0.0.1:54320/switchboard');
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }

@@ -31,3 +31,9 @@ export interface SendMessageResult {
   status: MessageStatus;
   chargeCents: number;
 }
+
+/** What one dispatch sweep did: send workflows started for stranded queued messages, and starts still unconfirmed. */
+export interface DispatchStrandedMessagesResult {
+  dispatched: number;
+  unconfirmed: number;
+}

@@ -1,20 +1,17 @@
 import type { Knex } from 'knex';
-import type { sendMessageWorkflow } from '../../../workflows/messages';
-import { workflowIds } from '../../../workflows/definitions/ids';
 import { SMS_INBOUND_CENTS, smsSegments } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { optIn, optOut } from '../compliance/optOuts';
 import { findActiveLineByNumber, type LineRow } from '../lines/store';
 import { makeFirstAttempt, publishDepsOf, recordPublishedEvent } from '../webhooks/publish';
 import { stableUuid } from '../../platform/stableId';
-import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { isEventRecorded } from '../webhooks/record';
 import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
-import { sendMessageInput } from './send';
+import { dispatchMessage, sendMessageInput } from './dispatch';
 import { findMessage, insertMessage, type MessageRow } from './store';
 
 /**
@@ -35,13 +32,7 @@ export async function takeInboundMessage(
   const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId, from, text, at: deps.now() });
   const { reply } = outcome;
   if (reply && reply.status === 'queued') {
-    await ignoringAlreadyStarted(
-      deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
-        taskQueue: deps.config.taskQueue,
-        workflowId: workflowIds.sendMessage(reply.id),
-        args: [sendMessageInput(reply, 0)],
-      }),
-    );
+    await dispatchMessage(deps, sendMessageInput(reply, 0));
   }
   // The event's first attempt runs right after the commit, off the carrier's answer (a repeated
   // carrier event finds attempt 1 claimed and makes none); a crash before it settles is the sweeper's.

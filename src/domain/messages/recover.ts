@@ -1,25 +1,25 @@
 /**
- * Failing a queued message that never got a workflow (a start that failed unseen): the recovery
- * sweeper (workflows/recovery.ts) runs it, so no message stays queued and no hold stays open.
+ * Failing a queued message that never got a workflow within its validity (Temporal unreachable for that long; the
+ * dispatch sweep, ./dispatch.ts, retried it every 5 s until then): the recovery sweeper (workflows/recovery.ts) runs
+ * it, so no message stays queued and no hold stays open.
  */
 import type { Client } from '@temporalio/client';
 import type { MessageRecovery } from '../../../workflows/definitions/recovery';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import type { Db } from '../../platform/db/knex';
 import { workflowState } from '../../platform/temporal/workflowState';
+import { MESSAGE_VALIDITY_MS } from './dispatch';
 import { failUnsentMessage, findMessage, queuedMessageIds } from './store';
 
-/** Queued messages older than this with no workflow were never handed to one (a start that failed unseen). */
-export const STALE_MESSAGE_AGE_MS = 10 * 60_000;
 /** Older messages are left alone: their workflows may be past the namespace's retention. */
 const MESSAGE_LOOKBACK_MS = 24 * 60 * 60_000;
 /** Per sweep, so one run stays short; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
-/** The queued messages a sweep at `at` looks at: those that should have left long ago, oldest first. */
+/** The queued messages a sweep at `at` looks at: still without a workflow past their validity, oldest first. */
 export async function staleMessageIds(db: Db, at: Date): Promise<string[]> {
   return queuedMessageIds(db, {
-    createdBefore: new Date(at.getTime() - STALE_MESSAGE_AGE_MS),
+    createdBefore: new Date(at.getTime() - MESSAGE_VALIDITY_MS),
     createdAfter: new Date(at.getTime() - MESSAGE_LOOKBACK_MS),
     limit: SWEEP_BATCH,
   });

@@ -1,14 +1,11 @@
 import crypto from 'node:crypto';
-import { workflowIds } from '../../../workflows/definitions/ids';
-import type { SendMessageInput } from '../../../workflows/definitions/messages';
-import type { sendMessageWorkflow } from '../../../workflows/messages';
 import { placeHold } from '../billing/holds';
 import { smsChargeCents, smsSegments, zoneOf } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
-import { startOrCompensate } from '../../platform/temporal/starts';
 import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
-import { failUnsentMessage, insertMessage, type MessageRow } from './store';
+import { dispatchMessage, sendMessageInput } from './dispatch';
+import { insertMessage, type MessageRow } from './store';
 
 export interface SendMessageRequest {
   lineId: string;
@@ -17,26 +14,11 @@ export interface SendMessageRequest {
   text: { value: string; field: string };
 }
 
-/** What `sendMessageWorkflow` is given for a stored outbound message and its price (already held, or zero). */
-export function sendMessageInput(message: MessageRow, chargeCents: number): SendMessageInput {
-  return {
-    messageId: message.id,
-    workspaceId: message.workspace_id,
-    environment: message.environment,
-    lineId: message.line_id,
-    from: message.from_number,
-    to: message.to_number,
-    text: message.body,
-    segments: message.segments,
-    chargeCents,
-  };
-}
-
 /**
  * Sends an SMS from a line (spec "SMS and conversations"). Refuses (`OutboundRefusedError`) in a
  * fixed order, each check only after the previous passed: the outbound preflight (number, a blank
  * text, line, `number_opted_out`, `conversation_window_expired`), then the hold for its price.
- * The message is stored `queued` with its compliance record, and `sendMessageWorkflow` sends it.
+ * The message is stored `queued` with its compliance record and answered; `sendMessageWorkflow` sends it.
  */
 export async function sendMessage(
   deps: Omit<LoggedUseCaseDeps, 'config'> & { config: Pick<LoggedUseCaseDeps['config'], 'taskQueue'> },
@@ -104,24 +86,11 @@ export async function sendMessage(
     return stored;
   });
 
-  // A failed start is resolved before anything is compensated: the server may have started the
-  // workflow and the answer been lost (then the message is on its way and stays `queued`).
-  const options = {
-    taskQueue: deps.config.taskQueue,
-    workflowId: workflowIds.sendMessage(messageId),
-    args: [sendMessageInput(row, chargeCents)] as const,
-  };
-  await startOrCompensate<typeof sendMessageWorkflow>(deps.temporal, 'sendMessageWorkflow', options, async (outcome) => {
-    if (outcome === 'unknown') {
-      // Temporal could not be asked either: the message is recorded and held, so it is accepted
-      // as `queued`; the recovery sweeper fails it (and releases the hold) if it never got a workflow.
-      deps.log.error({ message_id: messageId }, 'send-message workflow start unconfirmed; the recovery sweeper settles it');
-      return false;
-    }
-    deps.log.error({ message_id: messageId }, 'could not start the send-message workflow');
-    await failUnsentMessage(deps.db, { messageId, tenant: actor, at: deps.now() });
-    return true;
-  });
+  // Accepted: the message is recorded and held. Its send workflow starts now, in the background where the process
+  // dispatches so (the API), or before returning; what neither confirms, the dispatch sweep starts (./dispatch.ts).
+  const input = sendMessageInput(row, chargeCents);
+  if (deps.messageHandOver) deps.messageHandOver.hand(input);
+  else await dispatchMessage(deps, input);
   deps.log.info({ message_id: messageId, line_id: line.id, segments, basis: authorization.basis }, 'message queued');
   return row;
 }

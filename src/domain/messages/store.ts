@@ -197,13 +197,44 @@ export async function failUnsentMessage(db: Knex, input: { messageId: string; te
   await advanceMessageStatus(db, input.messageId, 'failed', { errorCode: 'not_sent', at: input.at });
 }
 
-/** Ids of outbound messages still queued that were created in the window: the recovery sweeper's candidates, oldest first. */
+/**
+ * Ids of outbound messages still queued, whose send workflow's start was never confirmed, created in the window: the
+ * recovery sweeper's candidates (src/domain/messages/recover.ts), oldest first.
+ */
 export async function queuedMessageIds(db: Knex, window: { createdBefore: Date; createdAfter: Date; limit: number }): Promise<string[]> {
+  return undispatched(db, window).pluck('id');
+}
+
+/** An outbound message waiting for its send workflow, with the price held for it (zero with no hold). */
+export type UndispatchedMessage = MessageRow & { held_cents: number };
+
+/** Outbound messages queued in the window whose send workflow's start is not confirmed, oldest first, with their holds. */
+export async function undispatchedMessages(
+  db: Knex,
+  window: { createdBefore: Date; createdAfter: Date; limit: number },
+): Promise<UndispatchedMessage[]> {
+  const rows: Array<MessageRow & { held_cents: string | null }> = await undispatched(db, window)
+    .leftJoin('spend_holds as h', 'h.reference', db.raw(`'sms:' || messages.id::text`))
+    .select('messages.*', 'h.amount_cents as held_cents');
+  return rows.map((row) => ({ ...row, held_cents: Number(row.held_cents ?? 0) }));
+}
+
+function undispatched(db: Knex, window: { createdBefore: Date; createdAfter: Date; limit: number }) {
+  // The shape of messages_undispatched_idx (migration 0059).
   return db('messages')
-    .where({ status: 'queued', direction: 'outbound' })
-    .andWhere('created_at', '<', window.createdBefore)
-    .andWhere('created_at', '>', window.createdAfter)
-    .orderBy('created_at')
-    .limit(window.limit)
-    .pluck('id');
+    .where({ 'messages.direction': 'outbound', 'messages.status': 'queued' })
+    .whereNull('messages.dispatched_at')
+    .andWhere('messages.created_at', '<', window.createdBefore)
+    .andWhere('messages.created_at', '>', window.createdAfter)
+    .orderBy('messages.created_at')
+    .limit(window.limit);
+}
+
+/** Records that these messages' send workflows are started (one statement for a batch of them). */
+export async function markMessagesDispatched(db: Knex, messageIds: readonly string[], at: Date): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db('messages')
+    .whereIn('id', [...messageIds])
+    .whereNull('dispatched_at')
+    .update({ dispatched_at: at });
 }

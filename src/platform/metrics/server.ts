@@ -15,6 +15,8 @@ export interface MetricsServer {
  * Serves `GET /metrics` for a process without the API's stack (the worker): the texts of
  * `sources`, concatenated (their metric names must not overlap), under the access rule every
  * /metrics shares. A source that fails is left out of that scrape and reported to `onSourceError`.
+ * With `ready`, also the probes an orchestrator sends, without a bearer and telling nothing but the state:
+ * `GET /healthz` (200 while the process answers) and `GET /readyz` (200 while `ready()`, else 503 `draining`).
  */
 export async function serveMetrics(options: {
   host: string;
@@ -22,10 +24,16 @@ export async function serveMetrics(options: {
   access: Pick<Config, 'metricsToken' | 'profile'>;
   sources: Array<() => Promise<string>>;
   onSourceError: (err: unknown) => void;
+  ready?: () => boolean;
 }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?')[0];
+      if (options.ready && req.method === 'GET' && path === '/healthz') return json(res, 200, { status: 'ok' });
+      if (options.ready && req.method === 'GET' && path === '/readyz')
+        return options.ready()
+          ? json(res, 200, { status: 'ready' })
+          : error(res, 503, 'not_ready', 'The service is not ready', [{ field: 'draining', message: 'shutting down' }]);
       const access = metricsAccess(options.access, req.headers.authorization);
       if (path !== '/metrics' || req.method !== 'GET' || access === 'not_found') return error(res, 404, 'not_found', 'Route not found');
       if (access === 'unauthorized') return error(res, 401, 'unauthorized', METRICS_UNAUTHORIZED_MESSAGE);
@@ -59,10 +67,20 @@ export async function serveMetrics(options: {
   };
 }
 
-/** The API's error shape (`{error: {code, message}}`). */
-function error(res: http.ServerResponse, status: number, code: string, message: string): void {
+function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { code, message } }));
+  res.end(JSON.stringify(body));
+}
+
+/** The API's error shape (`{error: {code, message, details?}}`). */
+function error(
+  res: http.ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  details?: Array<{ field: string; message: string }>,
+): void {
+  json(res, status, { error: { code, message, ...(details ? { details } : {}) } });
 }
 
 /** Reads another exporter's text (the SDK's, on loopback), within `timeoutMs`. */
