@@ -41,6 +41,9 @@
  * BENCH_WORKER=process runs the worker entry point (src/main/worker.ts) as its own process, as a
  * deployment does, instead of in this process (inline, the default); the CPU line then shows the
  * worker apart from the API and simulator (BENCH_WORKER_LOG_LEVEL, default warn, is its log level).
+ * BENCH_BUNDLE_AT_START=1 gives that worker no bundle: from the sources it bundles them at start (`npm run worker`).
+ * BENCH_BUILD=1 makes the production build first (`npm run build`, into the run's folder) and runs those processes
+ * from it with plain node and its prebuilt workflow bundle, as the image does (docs/performance.md, "Production build").
  *
  * A line carries one call at a time, so every call gets its own line, and every 10 lines a fresh
  * tenant (lines.create is limited to 10/hour per workspace); calls are set up 20 at a time. Calls
@@ -58,6 +61,7 @@ import { freePort } from '../src/platform/net/freePort';
 import { stopProcess } from '../dev/infra/proc';
 import { startHarness } from '../test/support/harness';
 import { sleep } from './support/async';
+import { residentMb, sampleResidentMemory } from './support/memory';
 import { cpuSeconds, listeningPid, portOf } from './support/cpu';
 import { startHarnessStack } from './support/harnessStack';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
@@ -96,7 +100,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups({ log });
 
   try {
-    const { stack, dir, bundlePath } = await startHarnessStack('bench_calls', cleanups);
+    const { stack, dir, bundlePath, buildDir } = await startHarnessStack('bench_calls', cleanups);
     log('stack up, workflow bundle built');
     const h = await startHarness();
     cleanups.push(() => h.close());
@@ -115,7 +119,7 @@ async function main(): Promise<number> {
       const port = await freePort();
       eventsBaseUrl = `http://127.0.0.1:${port}`;
       const logFile = path.join(dir, 'api.log');
-      const apiProcess = startApiProcess(h, { port, eventsBaseUrl, logFile });
+      const apiProcess = startApiProcess(h, { port, eventsBaseUrl, logFile, buildDir });
       api = apiProcess;
       cleanups.push(() => stopProcess(apiProcess));
       await waitForApi(apiProcess, eventsBaseUrl, logFile);
@@ -127,7 +131,9 @@ async function main(): Promise<number> {
       await h.startWorker();
     } else {
       const logFile = path.join(dir, 'worker.log');
-      const worker = startWorkerProcess(h, { bundlePath, eventsBaseUrl, logFile });
+      // BENCH_BUNDLE_AT_START=1: no bundle given, so the worker (under tsx) bundles the sources at start, as the image did before issue 33.
+      const workerBundle = process.env.BENCH_BUNDLE_AT_START === '1' ? '' : bundlePath;
+      const worker = startWorkerProcess(h, { bundlePath: workerBundle, eventsBaseUrl, logFile, buildDir });
       cleanups.push(() => stopProcess(worker));
       workerPid = worker.pid;
       await waitForWorker(h, worker, logFile);
@@ -145,6 +151,11 @@ async function main(): Promise<number> {
       apiPid: api?.pid,
     };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
+    // The processes' resident memory: at idle now (started, nothing asked yet), then the highest sample under the phases.
+    const processes = { API: api?.pid, worker: workerPid };
+    const idle = Object.entries(processes).flatMap(([name, pid]) => (pid ? [`${name} ${fmt(residentMb(pid) ?? NaN, 0)} MB`] : []));
+    if (idle.length > 0) console.log(`[bench] resident memory at idle: ${idle.join(', ')}`);
+    const memory = sampleResidentMemory(processes);
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await control(h, '/control/speech', { words_per_second: 1000 });
 
@@ -216,6 +227,8 @@ async function main(): Promise<number> {
     printPacedComparison(referencePhase, reference.paced);
     console.log('');
     printRows(capacityRows);
+    const underLoad = Object.entries(memory.stop()).map(([name, mb]) => `${name} ${fmt(mb, 0)} MB`);
+    if (underLoad.length > 0) console.log(`[bench] resident memory under the phases (highest sample): ${underLoad.join(', ')}`);
     for (const r of capacityRows) {
       const ok = r.p99 < TARGET_P99_MS;
       console.log(`[bench] ${r.title}: p99 ${fmt(r.p99, 1)} ms ${ok ? '<' : '>='} ${TARGET_P99_MS} ms target: ${ok ? 'MET' : 'MISSED'}`);

@@ -16,15 +16,25 @@ export const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split('
 /** The same for the API process (BENCH_API=process). */
 const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
-const entryPoint = (name: 'api' | 'worker') => path.join(__dirname, '..', '..', 'src', 'main', `${name}.ts`);
+/**
+ * Node's arguments for an entry point: the TypeScript source under tsx, or with `buildDir` (BENCH_BUILD=1,
+ * bench/support/harnessStack.ts) the production build's JavaScript with plain node, as the image runs it.
+ */
+const entryArgs = (name: 'api' | 'worker', buildDir: string | undefined) =>
+  buildDir
+    ? [path.join(buildDir, 'src', 'main', `${name}.js`)]
+    : ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'main', `${name}.ts`)];
 
 /**
  * The API entry point (src/main/api.ts) on `port`, taking the carrier's call events (then
  * {@link waitForApi}). The harness's in-process API still serves the bench's own requests.
  */
-export function startApiProcess(h: Harness, options: { port: number; eventsBaseUrl: string; logFile: string }): ChildProcess {
+export function startApiProcess(
+  h: Harness,
+  options: { port: number; eventsBaseUrl: string; logFile: string; buildDir?: string },
+): ChildProcess {
   const { port, eventsBaseUrl, logFile } = options;
-  return spawnLogged(process.execPath, [...apiNodeArgs, '--import', 'tsx', entryPoint('api')], logFile, {
+  return spawnLogged(process.execPath, [...apiNodeArgs, ...entryArgs('api', options.buildDir)], logFile, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -67,8 +77,11 @@ export async function waitForApi(api: ChildProcess, eventsBaseUrl: string, logFi
  * deployment run it, on the harness's task queue.
  * BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node, not NODE_OPTIONS, which refuses --cpu-prof.
  */
-export function startWorkerProcess(h: Harness, options: { bundlePath: string; eventsBaseUrl: string; logFile: string }): ChildProcess {
-  return spawnLogged(process.execPath, [...workerNodeArgs, '--import', 'tsx', entryPoint('worker')], options.logFile, {
+export function startWorkerProcess(
+  h: Harness,
+  options: { bundlePath: string; eventsBaseUrl: string; logFile: string; buildDir?: string },
+): ChildProcess {
+  return spawnLogged(process.execPath, [...workerNodeArgs, ...entryArgs('worker', options.buildDir)], options.logFile, {
     env: {
       ...process.env,
       DATABASE_URL: h.config.databaseUrl,

@@ -10,7 +10,8 @@ import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient, dataConverterWith, payloadCodecOf, temporalTlsOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
-import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
+import { workflowBundleOf, workflowCodeSource } from '../platform/temporal/workflowBundle';
+import { tracingActivityInterceptors, tracingSinks } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
 import { checkTelnyxWebhookSettings } from './telnyxInbox';
@@ -42,26 +43,29 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const metrics = await prepareWorkerMetrics(config, db, log);
   const tls = temporalTlsOf(config);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), tls });
-  // A prebuilt bundle was built with WORKFLOW_INTERCEPTOR_MODULES (test/support/globalSetup.ts); the sources are bundled with them now.
-  const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
-  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
-    ? { workflowBundle: { codePath: bundlePath } }
-    : { workflowsPath: require.resolve('../../workflows') };
+  // The build's bundle (npm run build) in production; the sources bundled now, with the same options, under tsx.
+  const source = workflowCodeSource();
+  const bundleStarted = Date.now();
+  const workflowBundle = await workflowBundleOf(source);
+  log.info(
+    source.kind === 'prebuilt'
+      ? { workflow_bundle: 'prebuilt', path: source.path }
+      : { workflow_bundle: 'bundled at start', ms: Date.now() - bundleStarted },
+    source.kind === 'prebuilt' ? 'workflow code: the prebuilt bundle' : 'workflow code: the sources, bundled at start (development)',
+  );
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    ...workflowSource,
+    workflowBundle,
     // Payloads are decrypted here, outside the workflow sandbox, and encrypted before they reach the server.
     dataConverter: dataConverterWith(payloadCodec),
     activities: createActivities(buildActivityDeps(config, { db, temporal: () => client, secretsKey })),
     ...WORKER_TUNING,
     // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
     shutdownGraceTime: config.workerShutdownGraceSeconds * 1000,
-    interceptors: {
-      activity: [abandonOnWorkerShutdown, ...tracingActivityInterceptors()],
-      workflowModules: bundlePath ? [] : WORKFLOW_INTERCEPTOR_MODULES,
-    },
+    // The workflow interceptors are in the bundle (workflowBundleOptions).
+    interceptors: { activity: [abandonOnWorkerShutdown, ...tracingActivityInterceptors()] },
     sinks: tracingSinks(),
   });
   const client = await connectTemporalClient(

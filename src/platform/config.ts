@@ -367,7 +367,8 @@ function portFromEnv(name: string, env: NodeJS.ProcessEnv): number {
   return port;
 }
 
-export const projectRoot = path.resolve(__dirname, '../..');
+/** The repository (or the image's /app): two levels above this file in the sources, three in the build (dist/src/platform). */
+export const projectRoot = path.resolve(__dirname, path.extname(__filename) === '.js' ? '../../..' : '../..');
 
 /** Settings that replaced `CARRIER_EVENTS_SECRET`, which was one secret shared by every direction. */
 export const OBSOLETE_SETTINGS: Record<string, string> = {

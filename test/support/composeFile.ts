@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { projectRoot } from '../../src/platform/config';
+import { dockerStages, readDockerfile, stageEnv } from './dockerfile';
 
 /**
  * Reads docker-compose.yml the way Docker Compose does, for tests that cannot run Docker: YAML with
@@ -93,11 +94,7 @@ export function readComposeFile(file = path.join(projectRoot, 'docker-compose.ym
   return { text, raw, interpolated: (valueOf) => interpolateAll(raw, valueOf) as ComposeFile };
 }
 
-/** `ENV A=1 \ B=2` lines of the Dockerfile: the base environment of every app container. */
+/** `ENV A=1 \ B=2` lines of the Dockerfile's runtime (last) stage: the base environment of every app container. */
 export function dockerfileEnv(file = path.join(projectRoot, 'Dockerfile')): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const match of fs.readFileSync(file, 'utf8').matchAll(/^ENV\s+((?:[^\n]*\\\n)*[^\n]*)/gm)) {
-    for (const pair of match[1].replace(/\\\n/g, ' ').matchAll(/([A-Z0-9_]+)=(\S+)/g)) env[pair[1]] = pair[2];
-  }
-  return env;
+  return stageEnv(dockerStages(readDockerfile(file)).at(-1)!);
 }

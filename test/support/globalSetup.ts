@@ -1,10 +1,10 @@
 import { startEphemeralStack, type EphemeralStack } from '../../dev/infra/stack';
-import { setRunEnvironment, workflowBundlePath } from './workflowBundle';
+import { productionBuild, setRunEnvironment } from './workflowBundle';
 import { WORKER_RESOURCES_ENV } from './workerResources';
 
 /**
  * Once per `npm test`, for the integration project: a real Postgres database and a real Temporal dev server, plus
- * the workflow bundle built once. Test files read the addresses from the environment, which jest hands to every test file.
+ * the production build made once (its workflow bundle is every test worker's). Test files read the addresses from the environment, which jest hands to every test file.
  *
  * Test files run in parallel, one per jest worker at a time. Each worker has a database (a copy of the migrated
  * one) and a Temporal namespace of its own (setupFile.ts picks them by JEST_WORKER_ID), so files running at once
@@ -12,14 +12,14 @@ import { WORKER_RESOURCES_ENV } from './workerResources';
  */
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   const workers = Array.from({ length: Math.max(1, globalConfig.maxWorkers) }, (_, index) => `w${index + 1}`);
-  const [stack, bundlePath] = await Promise.all([
+  const [stack, build] = await Promise.all([
     startEphemeralStack({
       name: 'switchboard_test',
       withTestServer: true,
       temporalDynamicConfig: ONE_PARTITION_PER_TASK_QUEUE,
       copies: workers,
     }),
-    workflowBundlePath(),
+    productionBuild(),
   ]);
   (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack = stack;
 
@@ -29,7 +29,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   if (stack.temporalTestServerPath) process.env.TEMPORAL_TEST_SERVER_PATH = stack.temporalTestServerPath;
   if (stack.temporalCliPath) process.env.TEMPORAL_CLI_PATH = stack.temporalCliPath;
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
-  setRunEnvironment(bundlePath);
+  setRunEnvironment(build);
 }
 
 /**

@@ -88,10 +88,16 @@ export interface Harness {
     callingHoursAt(at: Date | null): void;
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
-  spawnWorkerProcess(logFile: string, env?: NodeJS.ProcessEnv): ChildProcess;
-  /** Starts the real API entry point (`src/main/api.ts`) as a child process on `port`, against this harness's Postgres and Temporal. */
-  spawnApiProcess(logFile: string, port: number, env?: NodeJS.ProcessEnv): ChildProcess;
+  /**
+   * Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue; with
+   * `from.build`, a production build's (`node <build>/src/main/worker.js`).
+   */
+  spawnWorkerProcess(logFile: string, env?: NodeJS.ProcessEnv, from?: { build?: string }): ChildProcess;
+  /**
+   * Starts the real API entry point (`src/main/api.ts`) as a child process on `port`, against this harness's Postgres and
+   * Temporal; with `from.build`, a production build's.
+   */
+  spawnApiProcess(logFile: string, port: number, env?: NodeJS.ProcessEnv, from?: { build?: string }): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;
   /** Resolves once the API has tried to start the send workflow of every SMS it accepted (src/domain/messages/dispatch.ts). */
@@ -247,7 +253,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server = await listen(apiPort);
     },
-    spawnApiProcess(logFile, port, env = {}) {
+    spawnApiProcess(logFile, port, env = {}, from = {}) {
       return spawned(
         spawnService(
           'api',
@@ -269,10 +275,11 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
             ...env,
           },
           logFile,
+          from,
         ),
       );
     },
-    spawnWorkerProcess(logFile, env = {}) {
+    spawnWorkerProcess(logFile, env = {}, from = {}) {
       return spawned(
         spawnService(
           'worker',
@@ -301,6 +308,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
             ...env,
           },
           logFile,
+          from,
         ),
       );
     },

@@ -9,11 +9,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../dev/infra/stack';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
+import { bundleWorkflows } from '../../src/platform/temporal/workflowBundle';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { until } from './waits';
 import { decryptedHistory } from '../../dev/temporalHistory';
@@ -32,10 +31,8 @@ async function main(): Promise<void> {
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
   try {
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    });
+    // Bundled as the build and the worker bundle it (src/platform/temporal/workflowBundle.ts).
+    const code = await bundleWorkflows();
     const bundlePath = path.join(dir, 'bundle.js');
     fs.writeFileSync(bundlePath, code);
     Object.assign(process.env, {

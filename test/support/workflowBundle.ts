@@ -1,47 +1,45 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { buildProduction, type BuildResult } from '../../dev/build';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
-import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
+import { projectRoot } from '../../src/platform/config';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 
-type SetupGlobals = { __switchboardBundle?: Promise<string> };
+type SetupGlobals = { __switchboardBuild?: Promise<BuildResult> };
+
+/** Where the run's production build is (its root: `src/main/api.js`, `workflow-bundle.js`), for the tests that run it. */
+export const BUILD_DIR_ENV = 'SWITCHBOARD_BUILD_DIR';
 
 /**
- * The workflow bundle every test worker loads (jest never transforms workflow code), built once per `npm test`:
- * the global setups of both projects that need it run in jest's one main process and share it through globalThis.
+ * The production build (`npm run build`, dev/build.ts), made once per `npm test` into a temporary directory beside a
+ * link to node_modules (the image's layout: /app/dist next to /app/node_modules). Its workflow bundle is the one every
+ * test worker loads (jest never transforms workflow code), so the suites and the replayed histories run the bundle that
+ * ships; test/integration/productionBuild.test.ts runs its entry points. The global setups of both projects that need
+ * it run in jest's one main process and share it through globalThis.
  */
-export function workflowBundlePath(): Promise<string> {
+export function productionBuild(): Promise<BuildResult> {
   const globals = globalThis as SetupGlobals;
-  globals.__switchboardBundle ??= (async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bundle-'));
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-      // As a worker bundling the sources does (dataConverterWith): failure messages travel encrypted.
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: silentLogger(),
-    });
-    const bundlePath = path.join(dir, 'workflow-bundle.js');
-    fs.writeFileSync(bundlePath, code);
-    return bundlePath;
+  globals.__switchboardBuild ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-build-'));
+    fs.symlinkSync(path.join(projectRoot, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    return buildProduction({ outDir: path.join(dir, 'dist'), logger: silentLogger() });
   })();
-  return globals.__switchboardBundle;
+  return globals.__switchboardBuild;
 }
 
-/** Removes the bundle (globalTeardown; the second project's teardown finds it gone). */
-export async function removeWorkflowBundle(): Promise<void> {
+/** Removes the build (globalTeardown; the second project's teardown finds it gone). */
+export async function removeProductionBuild(): Promise<void> {
   const globals = globalThis as SetupGlobals;
-  const bundle = globals.__switchboardBundle;
-  globals.__switchboardBundle = undefined;
-  if (bundle) fs.rmSync(path.dirname(await bundle), { recursive: true, force: true });
+  const build = globals.__switchboardBuild;
+  globals.__switchboardBuild = undefined;
+  if (build) fs.rmSync(path.dirname((await build).outDir), { recursive: true, force: true });
 }
 
 /** What every test file of a run shares through the environment, besides the servers' addresses. */
-export function setRunEnvironment(bundlePath: string): void {
-  process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
+export function setRunEnvironment(build: BuildResult): void {
+  process.env[BUILD_DIR_ENV] = build.outDir;
+  process.env.WORKFLOW_BUNDLE_PATH = build.bundlePath;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
   // Every test client and worker encrypts payloads, as a deployment does (a key of this run: the format is SECRETS_KEY's).

@@ -13,6 +13,7 @@ import {
 } from '../../src/platform/startupCheck';
 import { dockerfileEnv, readComposeFile, variableReferences, type ComposeFile, type ComposeService } from '../support/composeFile';
 import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
+import { BUILD_DIR, BUILD_ENTRY_POINTS } from '../../src/platform/buildLayout';
 
 /**
  * Docker does not run here, so the compose deployment is tested by reading it (issue 15; security
@@ -38,13 +39,14 @@ describe('docker-compose.yml', () => {
   const resolved: ComposeFile = compose.interpolated(valueOf);
   const services = resolved.services;
 
+  /** The role of a service that runs the build's entry point (`node dist/src/main/api.js`; test/unit/dockerfile.test.ts). */
   const roleOf = (service: ComposeService): ProcessRole | null => {
-    const entry = service.command?.find((part) => part.endsWith('.ts'));
+    const entry = service.command?.find((part) => part.endsWith('.js'));
     const roles: Record<string, ProcessRole> = {
-      'src/main/api.ts': 'api',
-      'src/main/worker.ts': 'worker',
-      'simulator/main.ts': 'simulator',
-      'src/main/cli.ts': 'cli',
+      [`${BUILD_DIR}/${BUILD_ENTRY_POINTS.api}`]: 'api',
+      [`${BUILD_DIR}/${BUILD_ENTRY_POINTS.worker}`]: 'worker',
+      [`${BUILD_DIR}/${BUILD_ENTRY_POINTS.simulator}`]: 'simulator',
+      [`${BUILD_DIR}/${BUILD_ENTRY_POINTS.cli}`]: 'cli',
     };
     return roles[entry ?? ''] ?? null;
   };

@@ -8,10 +8,12 @@ import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { dataConverterWith } from '../../src/platform/temporal/client';
 import { transformHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
+import { BUILD_DIR_ENV } from '../support/workflowBundle';
+import { BUILD_ENTRY_POINTS, WORKFLOW_BUNDLE_FILE } from '../../src/platform/buildLayout';
 
 /**
  * Every recorded history under test/histories/ must replay against the current workflow
- * code. A change that would break a running workflow (a new activity call without
+ * code, as it ships: the production build's dist/workflow-bundle.js. A change that would break a running workflow (a new activity call without
  * `patched()`, a reordered step) fails here with a determinism error.
  */
 const dir = path.resolve(__dirname, '../histories');
@@ -46,6 +48,12 @@ function expectReplayed(outcomes: Map<string, Error | undefined>, name: string):
 const REPLAY_ALL_TIMEOUT_MS = 300_000;
 
 describe('workflow history replay', () => {
+  it("replays against the production build's bundle (npm run build, made once by the global setup)", () => {
+    const build = process.env[BUILD_DIR_ENV]!;
+    expect(process.env.WORKFLOW_BUNDLE_PATH).toBe(path.join(build, WORKFLOW_BUNDLE_FILE));
+    expect(fs.existsSync(path.join(build, BUILD_ENTRY_POINTS.worker))).toBe(true);
+  });
+
   it('has at least one history per workflow type', () => {
     const types = new Set(
       files.map((file) => {

@@ -3,8 +3,9 @@ import type { PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
+import { tracingSinks } from '../tracing/temporal';
 import { decodeHistoryPayloads, withReadableValues } from './historyPayloads';
+import { bundleWorkflows, workflowCodeSource } from './workflowBundle';
 
 /**
  * Exporting a workflow's Temporal history, and replaying one against the current workflow
@@ -40,18 +41,18 @@ export async function exportHistory(client: Client, workflowId: string): Promise
 /** The input is not a workflow history (nothing to replay). */
 export class InvalidHistoryError extends Error {}
 
+/** A prebuilt bundle's path; without one, the sources are bundled as the worker bundles them (workflowBundle.ts). */
 export interface WorkflowSource {
-  workflowsPath?: string;
   workflowBundlePath?: string;
 }
 
 export type ReplayOutcome =
   { ok: true; workflowType: string } | { ok: false; workflowType: string; error: string; nondeterminism: boolean };
 
-/** Where the current workflow code comes from: a prebuilt bundle (`WORKFLOW_BUNDLE_PATH`) or the sources, bundled now. */
+/** Where the current workflow code comes from, as for the worker: a prebuilt bundle (`WORKFLOW_BUNDLE_PATH`, the build's) or the sources. */
 export function defaultWorkflowSource(): WorkflowSource {
-  const bundle = process.env.WORKFLOW_BUNDLE_PATH;
-  return bundle ? { workflowBundlePath: bundle } : { workflowsPath: require.resolve('../../../workflows') };
+  const source = workflowCodeSource();
+  return source.kind === 'prebuilt' ? { workflowBundlePath: source.path } : {};
 }
 
 /**
@@ -70,15 +71,12 @@ export async function replayHistoryFile(
   const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
   // The codec only: a replay writes nothing, and a failure it reports stays readable (no encoded attributes).
   const dataConverter = codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
-  // A source bundled here gets the tracing interceptors every deployed bundle has.
-  const options: ReplayWorkerOptions = source.workflowBundlePath
-    ? { workflowBundle: { codePath: source.workflowBundlePath }, sinks: tracingSinks(), ...dataConverter }
-    : {
-        workflowsPath: source.workflowsPath ?? require.resolve('../../../workflows'),
-        interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
-        sinks: tracingSinks(),
-        ...dataConverter,
-      };
+  // Sources bundled here are bundled as every deployed bundle is (tracing interceptors, failure converter).
+  const options: ReplayWorkerOptions = {
+    workflowBundle: source.workflowBundlePath ? { codePath: source.workflowBundlePath } : { code: await bundleWorkflows() },
+    sinks: tracingSinks(),
+    ...dataConverter,
+  };
   try {
     await Worker.runReplayHistory(options, history, `replay:${workflowType}`);
     return { ok: true, workflowType };

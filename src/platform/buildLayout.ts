@@ -1,0 +1,23 @@
+/**
+ * The layout of the production build (`npm run build`, dev/build.ts; docs/decisions/operations.md, "Production build"),
+ * one home for what the build writes, the worker looks for, the Dockerfile and docker-compose.yml run and the tests check.
+ * `dist/` mirrors the source tree: `api/x.ts` is `dist/api/x.js`.
+ */
+
+/** The folders whose code runs in production: compiled, with their other files (assets, JSON data) copied beside. */
+export const SHIPPED_FOLDERS = ['api', 'activities', 'workflows', 'src', 'simulator', 'sdk'] as const;
+
+/** The build's folder in a checkout and in the image (/app/dist). */
+export const BUILD_DIR = 'dist';
+
+/** The entry points, from the build's root: `node dist/src/main/api.js`. */
+export const BUILD_ENTRY_POINTS = {
+  api: 'src/main/api.js',
+  worker: 'src/main/worker.js',
+  mcp: 'src/main/mcp.js',
+  cli: 'src/main/cli.js',
+  simulator: 'simulator/main.js',
+} as const;
+
+/** The prebuilt workflow bundle's file name, at the build's root: `dist/workflow-bundle.js`. */
+export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
