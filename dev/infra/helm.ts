@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isExecutable, runWithProgress } from './proc';
-import { findOrFetchGo, goCacheDir } from './temporalServer';
+import { findOrFetchGo, goCacheDir, goInstallEnv } from './temporalServer';
 import type { Log } from './toolVenv';
 
 /**
@@ -58,18 +58,7 @@ async function buildHelm(toolCacheDir: string, log: Log): Promise<string> {
     go,
     // What Helm's own release build stamps in: its version, so `helm version` names it, and the default Kubernetes version.
     ['install', '-ldflags', helmLdflags(), `${HELM_MODULE}/cmd/helm@${HELM_VERSION}`],
-    {
-      env: {
-        ...process.env,
-        GOTOOLCHAIN: 'auto',
-        GOMODCACHE: path.join(root, 'mod'),
-        GOCACHE: path.join(root, 'gocache'),
-        GOPATH: path.join(root, 'gopath'),
-        GOBIN: partial,
-        GOFLAGS: '-buildvcs=false',
-        CGO_ENABLED: '0',
-      },
-    },
+    { env: goInstallEnv(root, partial) },
   );
   const helm = cachedHelmBuild(toolCacheDir);
   // Another process finished the same build first: keep its copy.

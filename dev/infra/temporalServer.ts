@@ -40,6 +40,23 @@ export function goCacheDir(toolCacheDir: string): string {
   return path.join(toolCacheDir, 'go');
 }
 
+/**
+ * The environment of a `go install` into the tool cache's Go directory `root`, binaries into `gobin`: the module and
+ * build caches stay in the tool cache, the toolchain a module asks for is fetched, and nothing links C.
+ */
+export function goInstallEnv(root: string, gobin: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GOTOOLCHAIN: 'auto',
+    GOMODCACHE: path.join(root, 'mod'),
+    GOCACHE: path.join(root, 'gocache'),
+    GOPATH: path.join(root, 'gopath'),
+    GOBIN: gobin,
+    GOFLAGS: '-buildvcs=false',
+    CGO_ENABLED: '0',
+  };
+}
+
 function buildPaths(toolCacheDir: string): TemporalServerBuild & { binDir: string } {
   const root = goCacheDir(toolCacheDir);
   const binDir = path.join(root, `temporal-${TEMPORAL_SERVER_VERSION}`);
@@ -74,18 +91,7 @@ export async function ensureTemporalServerBuild(toolCacheDir: string, log: Log):
     log,
     go,
     ['install', `${SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
-    {
-      env: {
-        ...process.env,
-        GOTOOLCHAIN: 'auto',
-        GOMODCACHE: path.join(root, 'mod'),
-        GOCACHE: path.join(root, 'gocache'),
-        GOPATH: path.join(root, 'gopath'),
-        GOBIN: partial,
-        GOFLAGS: '-buildvcs=false',
-        CGO_ENABLED: '0',
-      },
-    },
+    { env: goInstallEnv(root, partial) },
   );
   fs.rmSync(binDir, { recursive: true, force: true });
   fs.renameSync(partial, binDir);

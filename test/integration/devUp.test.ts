@@ -16,6 +16,20 @@ import { until } from '../support/waits';
  * Then its supervision (issue 33): the worker killed with kill -9 is started again and the stack keeps serving; Ctrl-C
  * stops everything without a restart.
  */
+/** The test key `up` printed. */
+const testKeyOf = (output: string): string => /Test key\s+(\S+)/.exec(output)![1];
+
+/** Creates a webhook line through the API, as a customer; resolves to its id. */
+async function createLine(apiUrl: string, key: string): Promise<string> {
+  const created = await fetch(`${apiUrl}/api/v1/lines`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(webhookLine()),
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { line: { id: string } }).line.id;
+}
+
 describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a killed worker restarted', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-dev-up-'));
   const app = `devup_${crypto.randomBytes(4).toString('hex')}`;
@@ -66,14 +80,8 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a 
     const token = fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8').match(/"TEMPORAL_CODEC_TOKEN": "([0-9a-f]{64})"/)![1];
     expect(settings.Codec.Endpoint).toBe(`${apiUrl}/temporal-codec/${token}`);
 
-    const key = /Test key\s+(\S+)/.exec(started.output())![1];
-    const created = await fetch(`${apiUrl}/api/v1/lines`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(webhookLine()),
-    });
-    expect(created.status).toBe(201);
-    const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+    const key = testKeyOf(started.output());
+    const lineId = await createLine(apiUrl, key);
     await expectSummaryCodecDecrypts(started.output(), `line-provision:${lineId}`, lineId);
 
     // The browser's view: a preflight and a decode from the UI's origin, as the UI sends them.
@@ -105,14 +113,8 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a 
     expect(childProcesses(up.child.pid!).map((child) => child.pid)).toContain(restarted);
 
     // A line is provisioned by its workflow, which only a worker runs: the restarted one.
-    const key = /Test key\s+(\S+)/.exec(up.output())![1];
-    const created = await fetch(`${apiUrl}/api/v1/lines`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(webhookLine()),
-    });
-    expect(created.status).toBe(201);
-    const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+    const key = testKeyOf(up.output());
+    const lineId = await createLine(apiUrl, key);
     await eventually(
       async () => {
         const line = (await (await fetch(`${apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
