@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/knex';
 import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
 import type { Scope } from './scopes';
 import type { KeyCache } from './cache';
+import { preparedStatement } from '../../platform/db/prepared';
 
 export interface ApiKeyRow {
   id: string;
@@ -144,6 +145,9 @@ export async function insertKey(db: Db | Knex.Transaction, key: NewKey): Promise
 
 export type KeyLookup = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
+/** Every authenticated request whose key is not cached reads its candidates so: prepared once per connection. */
+const keysByPrefix = preparedStatement('api_keys_by_prefix', 'select * from api_keys where key_prefix = ?');
+
 /**
  * Finds the key row for a presented plaintext: narrow by the indexed prefix, then
  * compare SHA-256 digests in constant time so timing reveals nothing about stored hashes.
@@ -156,7 +160,7 @@ export async function lookupKey(db: Db, plaintext: string, now: Date, cache?: Ke
   const presented = hashKey(plaintext);
   let found = cache?.get(presented);
   if (!found) {
-    const candidates = await db<ApiKeyRow>('api_keys').where({ key_prefix: parsed.prefix });
+    const candidates = await keysByPrefix<ApiKeyRow>(db, [parsed.prefix]);
     const match = candidates.find((row) => digestsEqual(row.key_hash, presented));
     if (!match) return { ok: false, reason: 'unknown' };
     found = { row: match, ancestorsLapseAt: match.ancestor_ids.length > 0 ? await ancestorsLapseAt(db, match.ancestor_ids) : null };
