@@ -327,7 +327,10 @@ async function main(): Promise<number> {
     const common = { connections, durationSec, warmupSec };
     const failures: string[] = [];
     const measured: Summary[] = [];
-    if (runReads) {
+    if (runReads && process.env.BENCH_FLOORS === '0') {
+      // The GET alone, to profile it (BENCH_FLOORS=0, as for the writes).
+      measured.push(await measureInChild({ ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders }));
+    } else if (runReads) {
       const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
       const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
       const onePrepared = await measureInChild({
