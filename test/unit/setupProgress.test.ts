@@ -20,6 +20,7 @@ describe('progress of long set-up steps', () => {
       'building the thing',
       (line) => lines.push(line),
       process.execPath,
+      // pacing: the stand-in step lasts 300 ms, so several of the 50 ms progress ticks fall inside it.
       ['-e', 'setTimeout(() => console.log("built"), 300)'],
       {
         everyMs: 50,
@@ -53,6 +54,7 @@ describe('progress of long set-up steps', () => {
         fs.copyFileSync(path.join(projectRoot, 'src', 'main', 'ensure-deps.sh'), path.join(dir, 'src', 'main', 'ensure-deps.sh'));
         fs.writeFileSync(path.join(dir, 'package-lock.json'), '{}');
         fs.mkdirSync(path.join(dir, 'bin'));
+        // pacing: the stand-in install lasts `seconds`, long enough for the script's 2 s progress interval to tick.
         fs.writeFileSync(path.join(dir, 'bin', 'npm'), `#!/usr/bin/env bash\nsleep ${seconds}\nexit ${status}\n`, { mode: 0o755 });
         const started = Date.now();
         const result = spawnSync('bash', [path.join(dir, 'src', 'main', 'ensure-deps.sh')], {

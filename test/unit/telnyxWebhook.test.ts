@@ -6,6 +6,11 @@ import recordingSavedExample from '../fixtures/telnyx/call.recording.saved.json'
 import messageSentExample from '../fixtures/telnyx/message.sent.json';
 import messageReceivedExample from '../fixtures/telnyx/message.received.json';
 import type { SpeechReport } from '../../src/adapters/carrier/callbacks/telnyx/speechQueue';
+// The detection results these tests send are the ones telnyx's SDK types (resources/webhooks.d.ts) give those events.
+import type { CallMachineDetectionEnded, CallMachineGreetingEnded } from 'telnyx/resources/webhooks';
+
+type DetectionResult = NonNullable<CallMachineDetectionEnded.Payload['result']>;
+type GreetingResult = NonNullable<CallMachineGreetingEnded.Payload['result']>;
 
 /** Telnyx webhooks → the carrier callbacks Switchboard handles (src/adapters/carrier/callbacks/telnyx/webhook.ts). */
 describe('Telnyx webhook translation', () => {
@@ -82,7 +87,7 @@ describe('Telnyx webhook translation', () => {
     expect(await translateTelnyxEvent(event('call.answered', { call_control_id: 'cc', client_state: detecting }), lookups)).toMatchObject({
       kind: 'ignored',
     });
-    const ended = (result: string) =>
+    const ended = (result: DetectionResult) =>
       translateTelnyxEvent(event('call.machine.detection.ended', { call_control_id: 'cc', client_state: detecting, result }), lookups);
     expect(await ended('machine')).toEqual({
       kind: 'call',
@@ -99,12 +104,14 @@ describe('Telnyx webhook translation', () => {
     const of = (type: string, extra: Record<string, unknown> = {}) =>
       translateTelnyxEvent(event(type, { call_control_id: 'cc', client_state: greeting, ...extra }), lookups);
     expect(await of('call.answered')).toEqual({ kind: 'call', event: { type: 'call.answered', ...ids } });
-    expect(await of('call.machine.detection.ended', { result: 'machine' })).toEqual({
+    const detected = (result: DetectionResult) => of('call.machine.detection.ended', { result });
+    expect(await detected('machine')).toEqual({
       kind: 'call',
       event: { type: 'call.machine_detection', ...ids, answered_by: 'machine' },
     });
-    expect(await of('call.machine.detection.ended', { result: 'not_sure' })).toMatchObject({ event: { answered_by: 'unknown' } });
-    for (const result of ['beep_detected', 'ended', 'not_sure'])
+    expect(await detected('not_sure')).toMatchObject({ event: { answered_by: 'unknown' } });
+    const greetingResults: GreetingResult[] = ['beep_detected', 'ended', 'not_sure'];
+    for (const result of greetingResults)
       expect(await of('call.machine.greeting.ended', { result })).toEqual({ kind: 'call', event: { type: 'call.greeting_ended', ...ids } });
     expect(decodeClientState(greeting)).toEqual({ c: callId, d: 'o', m: 1, g: 1 });
   });
