@@ -276,6 +276,7 @@ async function main(): Promise<number> {
       tenantsOf.set(route, await createWriteTenants(db, route, count));
     }
     await createScratchTable(db);
+    cleanups.push(() => db.schema.dropTableIfExists(SCRATCH_TABLE));
     // BENCH_START_FLOOR=0 leaves out the SMS rows' second floor (Koa + INSERTs + a workflow start).
     let startFloorUrl: string | undefined;
     if (process.env.BENCH_START_FLOOR !== '0' && routes.some((route) => route !== 'consent')) {
@@ -283,7 +284,6 @@ async function main(): Promise<number> {
       startFloorUrl = await listen(server);
       cleanups.push(() => closeServer(server));
     }
-    cleanups.push(() => db.schema.dropTableIfExists(SCRATCH_TABLE));
     const floorUrls = new Map<number, string>();
     for (const rows of new Set(routes.map((route) => WRITE_ROUTES[route].rowsWritten.length))) {
       const server = http.createServer(koaWithInserts(db, rows).callback());
@@ -363,25 +363,35 @@ async function main(): Promise<number> {
       const inserts = shape.rowsWritten.length;
       const write: WriteLoad = { route, tenants: tenantsOf.get(route)! };
       // BENCH_FLOORS=0 measures the routes alone (to profile them); the verdicts then have nothing to compare with.
-      if (process.env.BENCH_FLOORS === '0') {
-        const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
-        measured.push(await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write }));
-        timed?.stop();
-        for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
-        continue;
-      }
-      const floor = await measureInChild({
-        ...common,
-        title: `bare Koa + JSON body + ${inserts} INSERTs`,
-        url: floorUrls.get(inserts)!,
-        headers: {},
-        write: { ...write, floor: true },
-      });
+      const floor =
+        process.env.BENCH_FLOORS === '0'
+          ? undefined
+          : await measureInChild({
+              ...common,
+              title: `bare Koa + JSON body + ${inserts} INSERTs`,
+              url: floorUrls.get(inserts)!,
+              headers: {},
+              write: { ...write, floor: true },
+            });
       // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load.
       const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
       const measuredRoute = await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write });
       timed?.stop();
       for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
+      if (route !== 'consent') {
+        // An accepted SMS has its send workflow started after the answer (docs/decisions/sms.md): say how far behind
+        // the starts were when the load stopped, and how long they took to catch up (no worker runs the workflows).
+        const backlog = app.messageDispatcher.pending();
+        const started = performance.now();
+        await app.messageDispatcher.drain(300_000);
+        console.log(
+          `[bench] ${shape.title}: ${backlog} send-workflow starts still to make when the load stopped; ` +
+            `all made ${fmt((performance.now() - started) / 1000, 1)} s later (${app.messageDispatcher.pending()} left)`,
+        );
+      }
+      measured.push(measuredRoute);
+      if (!floor) continue;
+      measured.push(floor);
       writes.push({ floor, route: measuredRoute });
       if (route !== 'consent' && startFloorUrl) {
         const withStart = await measureInChild({
@@ -394,18 +404,6 @@ async function main(): Promise<number> {
         measured.push(withStart);
         engineRows.push({ floor: withStart, route: measuredRoute });
       }
-      if (route !== 'consent') {
-        // An accepted SMS has its send workflow started after the answer (docs/decisions/sms.md): say how far behind
-        // the starts were when the load stopped, and how long they took to catch up (no worker runs the workflows).
-        const backlog = app.messageDispatcher.pending();
-        const started = performance.now();
-        await app.messageDispatcher.drain(300_000);
-        console.log(
-          `[bench] ${shape.title}: ${backlog} send-workflow starts still to make when the load stopped; ` +
-            `all made ${fmt((performance.now() - started) / 1000, 1)} s later (${app.messageDispatcher.pending()} left)`,
-        );
-      }
-      measured.push(floor, measuredRoute);
     }
     if (process.env.BENCH_FLOORS === '0') printTable(SUMMARY_HEADER, measured.map(summaryRow));
     if (writes.length > 0) {

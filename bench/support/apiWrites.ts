@@ -158,14 +158,16 @@ export async function createScratchTable(db: Db): Promise<void> {
 
 /**
  * A write row's floor: bare Koa reading and parsing the JSON body, then `inserts` single-row INSERTs into a scratch
- * table, one after the other, each its own statement and round trip (autocommit), through the same kind of knex pool.
+ * table, one after the other, each its own statement and round trip (autocommit), through the same kind of knex pool;
+ * then `afterInserts`, if given, before the answer.
  */
-export function koaWithInserts(db: Db, inserts: number): Koa {
+export function koaWithInserts(db: Db, inserts: number, afterInserts?: (row: { id: string }) => Promise<unknown>): Koa {
   const koa = new Koa();
   koa.use(async (ctx) => {
     const body = JSON.parse(await getRawBody(ctx.req, { limit: '1mb', encoding: 'utf8' })) as Record<string, unknown>;
-    let row: unknown;
+    let row: { id: string } | undefined;
     for (let i = 0; i < inserts; i += 1) [row] = await db(SCRATCH_TABLE).insert({ body }).returning('*');
+    await afterInserts?.(row!);
     ctx.status = 201;
     ctx.body = { row };
   });
@@ -178,18 +180,7 @@ export function koaWithInserts(db: Db, inserts: number): Koa {
  * a workflow, on this machine and its Temporal server.
  */
 export function koaWithInsertsAndStart(db: Db, temporal: Client, inserts: number): Koa {
-  const koa = new Koa();
-  koa.use(async (ctx) => {
-    const body = JSON.parse(await getRawBody(ctx.req, { limit: '1mb', encoding: 'utf8' })) as Record<string, unknown>;
-    let row: { id: string } | undefined;
-    for (let i = 0; i < inserts; i += 1) [row] = await db(SCRATCH_TABLE).insert({ body }).returning('*');
-    await temporal.workflow.start('benchFloorWorkflow', {
-      taskQueue: 'bench-floor-unpolled',
-      workflowId: `bench-floor-${row!.id}`,
-      args: [],
-    });
-    ctx.status = 201;
-    ctx.body = { row };
-  });
-  return koa;
+  return koaWithInserts(db, inserts, (row) =>
+    temporal.workflow.start('benchFloorWorkflow', { taskQueue: 'bench-floor-unpolled', workflowId: `bench-floor-${row.id}`, args: [] }),
+  );
 }
