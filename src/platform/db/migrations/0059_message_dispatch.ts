@@ -16,9 +16,12 @@ export async function up(knex: Knex): Promise<void> {
     `create index messages_undispatched_idx on messages (created_at)
       where direction = 'outbound' and status = 'queued' and dispatched_at is null`,
   );
+  // Its predecessor (migration 0014) answered the recovery sweeper's old question, which no query asks any more.
+  await knex.raw('drop index if exists messages_queued_by_age');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw("create index messages_queued_by_age on messages (created_at) where status = 'queued'");
   await knex.raw('drop index if exists messages_undispatched_idx');
   await knex.schema.alterTable('messages', (t) => {
     t.dropColumn('dispatched_at');
