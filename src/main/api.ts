@@ -12,7 +12,7 @@ import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lif
 import { createLogger } from '../platform/logger';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient, payloadCodecOf, temporalTlsOf } from '../platform/temporal/client';
+import { connectDeploymentTemporal } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 
 /**
@@ -28,12 +28,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   for (const old of deprecatedSettings(config)) logger.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
   const db = createDb(databaseUrl, { max: 20 });
-  const temporal = await connectTemporalClient(
-    requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
-    config.temporalNamespace,
-    payloadCodecOf(config),
-    temporalTlsOf(config),
-  );
+  const temporal = await connectDeploymentTemporal(config);
   let draining = false;
   const app = createApp({
     config,

@@ -65,14 +65,7 @@ export class LazyTemporal {
   get(): Promise<Client> {
     if (!this.client) {
       const config = loadConfig();
-      const { connectTemporalClient, payloadCodecOf, temporalTlsOf } = temporalClient();
-      // Over TLS where the deployment's Temporal asks for it (TEMPORAL_TLS*, as the API and the worker connect).
-      this.client = connectTemporalClient(
-        requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
-        config.temporalNamespace,
-        payloadCodecOf(config),
-        temporalTlsOf(config),
-      );
+      this.client = temporalClient().connectDeploymentTemporal(config);
     }
     return this.client;
   }

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../platform/config';
 import { createDb, type Db } from '../../platform/db/knex';
 import { PROVIDER_SETTINGS } from '../../adapters/settings';
 import { assertStartupConfiguration, ConfigurationError } from '../../platform/startupCheck';
-import { connectTemporalClient, payloadCodecOf } from '../../platform/temporal/client';
+import { connectDeploymentTemporal } from '../../platform/temporal/client';
 import { runCommand } from '../cli';
 
 /**
@@ -46,7 +46,7 @@ export class Operator {
     const db = createDb(config.databaseUrl, { max: 2 });
     try {
       await db.raw('select 1');
-      const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace, payloadCodecOf(config));
+      const temporal = await connectDeploymentTemporal(config);
       return new Operator(config, db, temporal);
     } catch (err) {
       await db.destroy();

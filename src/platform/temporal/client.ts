@@ -26,6 +26,21 @@ export async function connectTemporalClient(
 }
 
 /**
+ * The client of this deployment's Temporal, as every process connects to it: TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE,
+ * the deployment's payload codec, and TLS where TEMPORAL_TLS* asks for it.
+ */
+export function connectDeploymentTemporal(
+  config: Pick<Config, 'temporalAddress' | 'temporalNamespace' | 'temporalPayloadKey' | 'temporalTls'>,
+): Promise<Client> {
+  return connectTemporalClient(
+    requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
+    config.temporalNamespace,
+    payloadCodecOf(config),
+    temporalTlsOf(config),
+  );
+}
+
+/**
  * The TLS options of every connection to Temporal (clients and workers alike) from `config.temporalTls`, with the
  * certificate files read now (a pod restart loads a rotated certificate); undefined: plaintext.
  */
