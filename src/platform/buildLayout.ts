@@ -4,6 +4,11 @@
  * `dist/` mirrors the source tree: `api/x.ts` is `dist/api/x.js`.
  */
 
+import path from 'node:path';
+
+/** This process runs the build's compiled JavaScript (dist/…/*.js), not the TypeScript sources under tsx. */
+export const RUNS_FROM_BUILD = path.extname(__filename) === '.js';
+
 /** The folders whose code runs in production: compiled, with their other files (assets, JSON data) copied beside. */
 export const SHIPPED_FOLDERS = ['api', 'activities', 'workflows', 'src', 'simulator', 'sdk'] as const;
 

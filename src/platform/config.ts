@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseNetworks } from './net/addresses';
 import { PASSWORD_KDF } from './crypto/password';
+import { RUNS_FROM_BUILD } from './buildLayout';
 
 /**
  * All runtime configuration comes from the environment, read once here.
@@ -368,7 +369,7 @@ function portFromEnv(name: string, env: NodeJS.ProcessEnv): number {
 }
 
 /** The repository (or the image's /app): two levels above this file in the sources, three in the build (dist/src/platform). */
-export const projectRoot = path.resolve(__dirname, path.extname(__filename) === '.js' ? '../../..' : '../..');
+export const projectRoot = path.resolve(__dirname, RUNS_FROM_BUILD ? '../../..' : '../..');
 
 /** Settings that replaced `CARRIER_EVENTS_SECRET`, which was one secret shared by every direction. */
 export const OBSOLETE_SETTINGS: Record<string, string> = {

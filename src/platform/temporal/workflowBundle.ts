@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, Runtime, type BundleOptions, type Logger } from '@temporalio/worker';
-import { WORKFLOW_BUNDLE_FILE } from '../buildLayout';
+import { RUNS_FROM_BUILD, WORKFLOW_BUNDLE_FILE } from '../buildLayout';
 import { FAILURE_CONVERTER_PATH } from '../codecs/failureConverter';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
 
@@ -44,8 +44,9 @@ export type WorkflowCodeSource = { kind: 'prebuilt'; path: string } | { kind: 's
 
 export function workflowCodeSource(env: NodeJS.ProcessEnv = process.env): WorkflowCodeSource {
   if (env.WORKFLOW_BUNDLE_PATH) return { kind: 'prebuilt', path: path.resolve(env.WORKFLOW_BUNDLE_PATH) };
-  if (!runsFromBuild()) return { kind: 'sources' };
-  const beside = prebuiltBundlePath();
+  if (!RUNS_FROM_BUILD) return { kind: 'sources' };
+  // At the root of the build this module was compiled into (dist/src/platform/temporal/ → dist/).
+  const beside = path.resolve(__dirname, '../../..', WORKFLOW_BUNDLE_FILE);
   if (!fs.existsSync(beside))
     throw new Error(`the build has no workflow bundle at ${beside}: run \`npm run build\` (or set WORKFLOW_BUNDLE_PATH)`);
   return { kind: 'prebuilt', path: beside };
@@ -54,14 +55,4 @@ export function workflowCodeSource(env: NodeJS.ProcessEnv = process.env): Workfl
 /** The bundle code to give a worker: the prebuilt file, or the sources bundled now with the shared options. */
 export async function workflowBundleOf(source: WorkflowCodeSource, logger?: Logger): Promise<{ codePath: string } | { code: string }> {
   return source.kind === 'prebuilt' ? { codePath: source.path } : { code: await bundleWorkflows(logger) };
-}
-
-/** This module is compiled JavaScript (dist/src/platform/temporal/workflowBundle.js), not a TypeScript source. */
-function runsFromBuild(): boolean {
-  return path.extname(__filename) === '.js';
-}
-
-/** The bundle at the root of the build this module was compiled into. */
-function prebuiltBundlePath(): string {
-  return path.resolve(__dirname, '../../..', WORKFLOW_BUNDLE_FILE);
 }
