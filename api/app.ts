@@ -88,17 +88,20 @@ export function createApp(deps: AppDeps): App {
   const keyCache = new KeyCache<ApiKeyRow>(deps.config.apiKeyCacheTtlMs);
   // Accepted SMS have their send workflow started after the answer (src/domain/messages/dispatch.ts). Read through
   // `deps` at each use, as the handlers do, so a harness that swaps the Temporal client or the clock is followed.
-  const messageDispatcher = new MessageDispatcher({
-    get db() {
-      return deps.db;
+  const messageDispatcher = new MessageDispatcher(
+    {
+      get db() {
+        return deps.db;
+      },
+      get temporal() {
+        return deps.temporal;
+      },
+      config: deps.config,
+      now: () => deps.now(),
+      log: deps.logger,
     },
-    get temporal() {
-      return deps.temporal;
-    },
-    config: deps.config,
-    now: () => deps.now(),
-    log: deps.logger,
-  });
+    deps.messageBatching,
+  );
   deps.messageHandOver ??= messageDispatcher;
   const lastUsed = new LastUsedBatcher(deps.db, deps.config.apiLastUsedFlushMs, (err) =>
     deps.logger.warn({ err }, 'last_used_at flush failed'),

@@ -1,4 +1,4 @@
-import type { MessageHandOver } from '../src/domain/messages/dispatch';
+import type { DispatchLimits, MessageHandOver } from '../src/domain/messages/dispatch';
 import type { ContactListCsv } from '../src/domain/campaigns/contactListCsv';
 import type Koa from 'koa';
 import type Stripe from 'stripe';
@@ -54,6 +54,8 @@ export interface AppDeps {
   draining?: () => boolean;
   /** Where accepted SMS have their send workflow started off the request: createApp sets its MessageDispatcher here. */
   messageHandOver?: MessageHandOver;
+  /** How createApp's MessageDispatcher batches (its defaults unless given: a test that needs one batch of a known size). */
+  messageBatching?: Partial<DispatchLimits>;
 }
 
 /** The authenticated principal. Tenant and environment always come from the key. */

@@ -42,7 +42,6 @@ import {
   createScratchTable,
   createWriteTenants,
   koaWithInserts,
-  koaWithInsertsAndStart,
   SCRATCH_TABLE,
   WRITE_ROUTES,
   writeRequests,
@@ -277,13 +276,6 @@ async function main(): Promise<number> {
     }
     await createScratchTable(db);
     cleanups.push(() => db.schema.dropTableIfExists(SCRATCH_TABLE));
-    // BENCH_START_FLOOR=0 leaves out the SMS rows' second floor (Koa + INSERTs + a workflow start).
-    let startFloorUrl: string | undefined;
-    if (process.env.BENCH_START_FLOOR !== '0' && routes.some((route) => route !== 'consent')) {
-      const server = http.createServer(koaWithInsertsAndStart(db, temporal, WRITE_ROUTES.message.rowsWritten.length).callback());
-      startFloorUrl = await listen(server);
-      cleanups.push(() => closeServer(server));
-    }
     const floorUrls = new Map<number, string>();
     for (const rows of new Set(routes.map((route) => WRITE_ROUTES[route].rowsWritten.length))) {
       const server = http.createServer(koaWithInserts(db, rows).callback());
@@ -356,8 +348,6 @@ async function main(): Promise<number> {
     }
 
     const writes: Array<{ floor: Summary; route: Summary }> = [];
-    // The SMS rows against a floor that also starts one workflow per request (informative: the issue's floor has none).
-    const engineRows: Array<{ floor: Summary; route: Summary }> = [];
     for (const route of routes) {
       const shape = WRITE_ROUTES[route];
       const inserts = shape.rowsWritten.length;
@@ -379,13 +369,13 @@ async function main(): Promise<number> {
       timed?.stop();
       for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
       if (route !== 'consent') {
-        // An accepted SMS has its send workflow started after the answer (docs/decisions/sms.md): say how far behind
-        // the starts were when the load stopped, and how long they took to catch up (no worker runs the workflows).
+        // Accepted SMS are handed to their batches' send workflows after the answer (docs/decisions/sms.md): say how far
+        // behind the hand-over was when the load stopped, and how long it took to catch up (no worker runs the workflows).
         const backlog = app.messageDispatcher.pending();
         const started = performance.now();
         await app.messageDispatcher.drain(300_000);
         console.log(
-          `[bench] ${shape.title}: ${backlog} send-workflow starts still to make when the load stopped; ` +
+          `[bench] ${shape.title}: ${backlog} messages still to hand over when the load stopped; ` +
             `all made ${fmt((performance.now() - started) / 1000, 1)} s later (${app.messageDispatcher.pending()} left)`,
         );
       }
@@ -393,32 +383,12 @@ async function main(): Promise<number> {
       if (!floor) continue;
       measured.push(floor);
       writes.push({ floor, route: measuredRoute });
-      if (route !== 'consent' && startFloorUrl) {
-        const withStart = await measureInChild({
-          ...common,
-          title: `bare Koa + ${inserts} INSERTs + a workflow start`,
-          url: startFloorUrl,
-          headers: {},
-          write: { ...write, floor: true },
-        });
-        measured.push(withStart);
-        engineRows.push({ floor: withStart, route: measuredRoute });
-      }
     }
     if (process.env.BENCH_FLOORS === '0') printTable(SUMMARY_HEADER, measured.map(summaryRow));
     if (writes.length > 0) {
       failures.push(...printWriteSummaries(writes).map((title) => `${title} misses the write target`));
       console.log('');
     }
-    if (engineRows.length > 0) {
-      console.log('[bench] the SMS routes against a floor that starts one workflow per request, as each message needs:');
-      printTable(
-        SUMMARY_HEADER,
-        engineRows.flatMap(({ floor, route }) => [summaryRow(floor), summaryRow(route), ratioRow('ratio / that floor', route, floor)]),
-      );
-      console.log('');
-    }
-
     const failed = measured.filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
     return reportFailures([
       ...failed.map(

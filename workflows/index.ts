@@ -6,7 +6,7 @@ export { deliverEventWorkflow, sweepStrandedEventsWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
 export { callWorkflow } from './calls/workflow';
 export { campaignAttemptWorkflow, campaignWorkflow } from './campaigns';
-export { sendMessageWorkflow } from './messages';
+export { sendMessageBatchWorkflow, sendMessageWorkflow } from './messages';
 export { sweepUndispatchedMessagesWorkflow } from './messageDispatch';
 export { recoverOrphansWorkflow } from './recovery';
 export { sweepTelnyxInboxWorkflow } from './telnyxInbox';

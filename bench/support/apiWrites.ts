@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import type autocannon from 'autocannon';
-import type { Client } from '@temporalio/client';
 import Koa from 'koa';
 import getRawBody from 'raw-body';
 import type { Db } from '../../src/platform/db/knex';
@@ -158,29 +157,16 @@ export async function createScratchTable(db: Db): Promise<void> {
 
 /**
  * A write row's floor: bare Koa reading and parsing the JSON body, then `inserts` single-row INSERTs into a scratch
- * table, one after the other, each its own statement and round trip (autocommit), through the same kind of knex pool;
- * then `afterInserts`, if given, before the answer.
+ * table, one after the other, each its own statement and round trip (autocommit), through the same kind of knex pool.
  */
-export function koaWithInserts(db: Db, inserts: number, afterInserts?: (row: { id: string }) => Promise<unknown>): Koa {
+export function koaWithInserts(db: Db, inserts: number): Koa {
   const koa = new Koa();
   koa.use(async (ctx) => {
     const body = JSON.parse(await getRawBody(ctx.req, { limit: '1mb', encoding: 'utf8' })) as Record<string, unknown>;
     let row: { id: string } | undefined;
     for (let i = 0; i < inserts; i += 1) [row] = await db(SCRATCH_TABLE).insert({ body }).returning('*');
-    await afterInserts?.(row!);
     ctx.status = 201;
     ctx.body = { row };
   });
   return koa;
-}
-
-/**
- * The SMS rows' second floor: the same, plus the one Temporal workflow start a message needs (on a task queue no worker
- * polls, so the start is all it costs), answered after the start. What a message costs at the least where each message is
- * a workflow, on this machine and its Temporal server.
- */
-export function koaWithInsertsAndStart(db: Db, temporal: Client, inserts: number): Koa {
-  return koaWithInserts(db, inserts, (row) =>
-    temporal.workflow.start('benchFloorWorkflow', { taskQueue: 'bench-floor-unpolled', workflowId: `bench-floor-${row.id}`, args: [] }),
-  );
 }

@@ -10,6 +10,7 @@ import { ensureSchedules, MESSAGE_DISPATCH_SCHEDULE_ID, RECOVERY_SCHEDULE_ID } f
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
+import { workflowIds } from '../../workflows/definitions/ids';
 
 /**
  * No active call row without a workflow that can finish it, and no hold left open (security
@@ -209,13 +210,28 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
         },
       ],
     });
+    // Two claimed for batches (migration 0060): one batch's workflow exists, the other's start never happened.
+    const batched = await queued();
+    const batchedOrphan = await queued();
+    const batchId = crypto.randomUUID();
+    await h.db('messages').where({ id: batched }).update({ dispatch_batch_id: batchId });
+    await h.db('messages').where({ id: batchedOrphan }).update({ dispatch_batch_id: crypto.randomUUID() });
+    await h.temporal.workflow.start('sendMessageBatchWorkflow', {
+      taskQueue: `${h.config.taskQueue}-idle`,
+      workflowId: workflowIds.sendMessageBatch(batchId),
+      args: [{ batchId, messages: [] }],
+    });
     const result = (await sweep()) as { messages: Array<{ messageId: string; outcome: string }> };
     expect(result.messages.find((m) => m.messageId === orphan)).toMatchObject({ outcome: 'failed' });
     expect(result.messages.find((m) => m.messageId === owned)).toMatchObject({ outcome: 'workflow_exists' });
+    expect(result.messages.find((m) => m.messageId === batched)).toMatchObject({ outcome: 'workflow_exists' });
+    expect(result.messages.find((m) => m.messageId === batchedOrphan)).toMatchObject({ outcome: 'failed' });
+    expect(await h.db('messages').where({ id: batchedOrphan }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
     expect(await h.db('messages').where({ id: orphan }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
     expect(await h.db('messages').where({ id: owned }).first()).toMatchObject({ status: 'queued' });
     expect((await hold(`sms:${orphan}`)).status).toBe('released');
     await h.temporal.workflow.getHandle(`message-send:${owned}`).terminate('test done');
+    await h.temporal.workflow.getHandle(workflowIds.sendMessageBatch(batchId)).terminate('test done');
   });
 
   it('runs every five minutes from a Temporal Schedule that every worker ensures exists', async () => {

@@ -1,3 +1,4 @@
+import { workflowIds } from '../../workflows/definitions/ids';
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
@@ -146,7 +147,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       const line = await lines.create();
       const peer = '+14155550142';
       await inbound(peer, line.phone_number);
-      faults.loseStartAnswer('sendMessageWorkflow');
+      faults.loseStartAnswer('sendMessageBatchWorkflow');
       const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
       const row = await eventually(
@@ -164,7 +165,8 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
         20_000,
         'the charge',
       );
-      await h.temporal.workflow.getHandle(`message-send:${sent.body.id}`).result();
+      const { dispatch_batch_id: batchId } = await h.db('messages').where({ id: sent.body.id }).first();
+      await h.temporal.workflow.getHandle(workflowIds.sendMessageBatch(batchId)).result();
       expect(await h.db('ledger_transactions').where({ idempotency_ref: `sms:${sent.body.id}:settle` })).toHaveLength(1);
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('settled');
     });
@@ -173,7 +175,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       const line = await lines.create();
       const peer = '+14155550144';
       await inbound(peer, line.phone_number);
-      faults.failStarts('sendMessageWorkflow');
+      faults.failStarts('sendMessageBatchWorkflow');
       faults.failDescribes();
       const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
@@ -207,7 +209,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       const line = await lines.create();
       const peer = '+14155550143';
       await inbound(peer, line.phone_number);
-      faults.failStarts('sendMessageWorkflow');
+      faults.failStarts('sendMessageBatchWorkflow');
       const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
       await h.messagesHandedOver();

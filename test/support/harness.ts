@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp, type App } from '../../api/app';
+import type { AppDeps } from '../../api/context';
 import { cardVaultsFor } from '../../src/main/payments';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { recordingOpener } from '../../src/main/carrierRecordings';
@@ -129,6 +130,8 @@ export interface HarnessOptions {
   apiTemporal?: (client: Client) => Client;
   /** When given, the API's log lines (JSON, level info and up) are pushed here, for tests of what an operator reads. */
   apiLog?: string[];
+  /** How the API batches accepted SMS for their send workflows (api/context.ts `messageBatching`). */
+  messageBatching?: AppDeps['messageBatching'];
 }
 
 export async function startHarness(overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
@@ -196,6 +199,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       recordingStore,
       cardVaults: cardVaultsFor(config),
       mailer: smtpMailer(config.smtpUrl ?? mail.url, config.mailFrom),
+      messageBatching: options.messageBatching,
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const { runCommand } = require('../../src/main/cli') as typeof import('../../src/main/cli');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { post } = require('../../src/domain/billing/ledger') as typeof import('../../src/domain/billing/ledger');
-    const h = await startHarness();
+    const h = await startHarness({}, { messageBatching: { batchMax: 2, lingerMs: 600_000 } });
     try {
       await h.startWorker();
       const tenant = await createTenant(h.db);
@@ -344,22 +344,29 @@ async function main(): Promise<void> {
         await save(h, toolCall, path.join(out, 'callWorkflow.v6-hosted-tools.json'));
       }
 
-      // An SMS reply inside the 24-hour window, delivered and charged.
+      // Two SMS replies inside the 24-hour window, accepted together: one batch, each delivered and charged. (The API's
+      // batches are two messages here, so which messages share one is known; sendMessageWorkflow.delivered.json is a
+      // message's own workflow, from before batches.)
       {
         const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
-        await h.simulator.control('POST', '/control/messages/inbound', {
-          from: '+14155550142',
-          to: smsLine.phone_number,
-          text: 'Is my order ready?',
-          events_url: `${h.apiUrl}/carrier/messages`,
-        });
-        const sms = await h.request('POST', '/api/v1/messages', {
-          key: tenant.keys.test,
-          body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' },
-        });
-        // The API starts the send workflow right after answering (src/domain/messages/dispatch.ts).
+        const ids: string[] = [];
+        for (const peer of ['+14155550142', '+14155550143']) {
+          await h.simulator.control('POST', '/control/messages/inbound', {
+            from: peer,
+            to: smsLine.phone_number,
+            text: 'Is my order ready?',
+            events_url: `${h.apiUrl}/carrier/messages`,
+          });
+          const sms = await h.request('POST', '/api/v1/messages', {
+            key: tenant.keys.test,
+            body: { line_id: smsLine.id, to: peer, text: 'Yes, ready for pickup.' },
+          });
+          ids.push(sms.body.id);
+        }
+        // The API starts the batch's send workflow right after answering (src/domain/messages/dispatch.ts).
         await h.messagesHandedOver();
-        await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
+        const { dispatch_batch_id: batchId } = await h.db('messages').where({ id: ids[0] }).first();
+        await save(h, workflowIds.sendMessageBatch(batchId), path.join(out, 'sendMessageBatchWorkflow.two-delivered.json'));
       }
 
       await recordCallWorkflowV2(h, out);

@@ -41,7 +41,11 @@ export function useSuite(options: SuiteOptions = {}): Suite {
   let receiver: Receiver | undefined;
   beforeAll(async () => {
     const overrides = typeof options.overrides === 'function' ? options.overrides() : options.overrides;
-    harness = await startHarness(overrides, { apiTemporal: options.apiTemporal, apiLog: options.apiLog });
+    harness = await startHarness(overrides, {
+      apiTemporal: options.apiTemporal,
+      apiLog: options.apiLog,
+      messageBatching: options.messageBatching,
+    });
     Object.assign(suite.h, harness);
     if (options.worker) await harness.startWorker();
     if (options.receiver) Object.assign(suite.receiver, (receiver = await startReceiver()));

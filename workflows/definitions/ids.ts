@@ -6,7 +6,10 @@ export const workflowIds = {
   deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
   /** An operator's redelivery of an event as attempt `attempt`: a double click starts it once. */
   redeliverEvent: (eventId: string, attempt: number) => `webhook-redeliver:${eventId}:${attempt}`,
+  /** One message's own send workflow: messages accepted before batches (migration 0060), and nothing newer. */
   sendMessage: (messageId: string) => `message-send:${messageId}`,
+  /** The send workflow of one claimed batch of messages (`messages.dispatch_batch_id`). */
+  sendMessageBatch: (batchId: string) => `message-batch:${batchId}`,
   autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
   /** Ends one call whose own workflow is gone (asked for by a hang-up or a line release). */
   callRecovery: (callId: string) => `call-recovery:${callId}`,

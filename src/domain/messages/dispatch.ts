@@ -1,25 +1,31 @@
 /**
- * Handing an accepted message to its send workflow (docs/decisions/sms.md "A message is accepted when it is
- * recorded"). The message, its hold and its compliance record commit first and the API answers; the workflow is
- * started right after, off the request, and `dispatched_at` records the confirmed start. Whatever a process did not
- * get to (it died, Temporal was unreachable, its queue was full) the dispatch sweep starts within seconds, and a
- * message still without a workflow after MESSAGE_VALIDITY_MS is failed by the recovery sweeper, as a carrier's queue
- * drops a message past its validity period.
+ * Handing accepted messages to their send workflows (docs/decisions/sms.md "A message is accepted when it is
+ * recorded" and "Accepted messages are sent in batches"). The message, its hold and its compliance record commit
+ * first and the API answers; right after, off the request, messages accepted together are claimed for one batch
+ * (`dispatch_batch_id`), the batch's workflow is started, and `dispatched_at` records the confirmed start. Whatever a
+ * process did not get to (it died, Temporal was unreachable, its queue was full) the dispatch sweep starts within
+ * seconds: a claimed batch again under its own workflow id, so no message is in two batches. A message still without
+ * a workflow after MESSAGE_VALIDITY_MS is failed by the recovery sweeper, as a carrier's queue drops a message past its
+ * validity period.
  */
+import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import type { SendMessageInput } from '../../../workflows/definitions/messages';
-import type { sendMessageWorkflow } from '../../../workflows/messages';
+import type { SendMessageBatchInput, SendMessageInput } from '../../../workflows/definitions/messages';
+import type { sendMessageBatchWorkflow } from '../../../workflows/messages';
 import type { Config } from '../../platform/config';
 import type { Db } from '../../platform/db/knex';
 import type { Logger } from '../../platform/logger';
 import { startResolvingAmbiguity } from '../../platform/temporal/starts';
-import { markMessagesDispatched, undispatchedMessages, type MessageRow } from './store';
+import { workflowState } from '../../platform/temporal/workflowState';
+import { claimMessagesForBatch, markMessagesDispatched, undispatchedMessages, unconfirmedBatchMessages, type MessageRow } from './store';
 
 /** How long a queued message may wait for its send workflow before it is not sent at all (a carrier's 10-hour validity). */
 export const MESSAGE_VALIDITY_MS = 10 * 60 * 60_000;
 /** Younger undispatched messages are left to the process that accepted them (its start normally confirms in milliseconds). */
 export const DISPATCH_GRACE_MS = 15_000;
+/** The most messages one send workflow takes: 100 texts of up to 1,600 characters stay far below Temporal's 2 MB payload limit. */
+export const MESSAGE_BATCH_MAX = 100;
 /** Per sweep, so one run stays short; the next sweep (5 s later) takes the rest. */
 const SWEEP_BATCH = 200;
 
@@ -36,7 +42,7 @@ export interface MessageHandOver {
   hand(input: SendMessageInput): void;
 }
 
-/** What `sendMessageWorkflow` is given for a stored outbound message and its price (already held, or zero). */
+/** What the send workflow is given for a stored outbound message and its price (already held, or zero). */
 export function sendMessageInput(message: MessageRow, chargeCents: number): SendMessageInput {
   return {
     messageId: message.id,
@@ -51,54 +57,102 @@ export function sendMessageInput(message: MessageRow, chargeCents: number): Send
   };
 }
 
-/** Starts the message's send workflow (once: its id is the message's); resolves to whether the start is confirmed. */
-function startSendWorkflow(deps: Omit<DispatchDeps, 'db' | 'now'>, input: SendMessageInput): Promise<boolean> {
-  return startResolvingAmbiguity<typeof sendMessageWorkflow>(deps.temporal, 'sendMessageWorkflow', {
-    taskQueue: deps.config.taskQueue,
-    workflowId: workflowIds.sendMessage(input.messageId),
-    args: [input],
-  }).then((outcome) => {
-    if (outcome !== 'started')
-      deps.log.warn({ message_id: input.messageId, outcome }, 'send workflow not started; the dispatch sweep retries');
-    return outcome === 'started';
-  });
+interface DispatchOutcome {
+  dispatched: number;
+  unconfirmed: number;
 }
 
-/** Starts the send workflow now and records it; an unconfirmed start is left to the dispatch sweep. */
-export async function dispatchMessage(deps: DispatchDeps, input: SendMessageInput): Promise<void> {
-  if (await startSendWorkflow(deps, input)) await markMessagesDispatched(deps.db, [input.messageId], deps.now());
+/** Starts a claimed batch's workflow (once: its id is the batch's) and records a confirmed start. */
+async function startBatch(deps: DispatchDeps, batch: SendMessageBatchInput): Promise<DispatchOutcome> {
+  const outcome = await startResolvingAmbiguity<typeof sendMessageBatchWorkflow>(deps.temporal, 'sendMessageBatchWorkflow', {
+    taskQueue: deps.config.taskQueue,
+    workflowId: workflowIds.sendMessageBatch(batch.batchId),
+    args: [batch],
+  });
+  if (outcome !== 'started') {
+    deps.log.warn(
+      { batch_id: batch.batchId, messages: batch.messages.length, outcome },
+      'send workflow not started; the dispatch sweep retries',
+    );
+    return { dispatched: 0, unconfirmed: batch.messages.length };
+  }
+  const ids = batch.messages.map((message) => message.messageId);
+  await markMessagesDispatched(deps.db, ids, deps.now());
+  return { dispatched: ids.length, unconfirmed: 0 };
 }
+
+/** Claims the messages in batches of at most MESSAGE_BATCH_MAX, starts each batch's workflow and records its start. */
+export async function dispatchMessages(deps: DispatchDeps, inputs: readonly SendMessageInput[]): Promise<DispatchOutcome> {
+  const total: DispatchOutcome = { dispatched: 0, unconfirmed: 0 };
+  for (let at = 0; at < inputs.length; at += MESSAGE_BATCH_MAX) {
+    const chunk = inputs.slice(at, at + MESSAGE_BATCH_MAX);
+    const batchId = crypto.randomUUID();
+    // A message claimed already (the sweep took it while it waited here) is that batch's.
+    const claimed = new Set(
+      await claimMessagesForBatch(
+        deps.db,
+        batchId,
+        chunk.map((input) => input.messageId),
+      ),
+    );
+    const messages = chunk.filter((input) => claimed.has(input.messageId));
+    if (messages.length === 0) continue;
+    const outcome = await startBatch(deps, { batchId, messages });
+    total.dispatched += outcome.dispatched;
+    total.unconfirmed += outcome.unconfirmed;
+  }
+  return total;
+}
+
+/** Dispatches one message now, before returning (a process without a background dispatcher: the worker's replies). */
+export async function dispatchMessage(deps: DispatchDeps, input: SendMessageInput): Promise<void> {
+  await dispatchMessages(deps, [input]);
+}
+
+/** How the API's dispatcher batches: see MessageDispatcher. */
+export interface DispatchLimits {
+  batchMax: number;
+  lingerMs: number;
+  concurrency: number;
+  maxWaiting: number;
+}
+
+export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = { batchMax: MESSAGE_BATCH_MAX, lingerMs: 50, concurrency: 4, maxWaiting: 20_000 };
 
 /**
- * The API's background hand-over: at most `concurrency` starts in flight, the rest waiting in order (up to
- * `maxWaiting`; past it the sweep takes them), confirmed starts recorded in batches. Process memory holds only work
- * the database already records as undispatched, so losing it loses nothing.
+ * The API's background hand-over. Messages wait up to `lingerMs` to share a batch (at once when MESSAGE_BATCH_MAX
+ * wait); at most `concurrency` batches are dispatched at a time, the rest wait in order (up to `maxWaiting`; past it
+ * the sweep takes them). Process memory holds only work the database already records as undispatched, so losing it
+ * loses nothing.
  */
 export class MessageDispatcher implements MessageHandOver {
-  private readonly waiting: SendMessageInput[] = [];
+  private readonly waiting: Array<{ input: SendMessageInput; since: number }> = [];
   private inFlight = 0;
-  private readonly confirmed: string[] = [];
-  private recording: Promise<void> | undefined;
-  private recordingCount = 0;
+  private inFlightMessages = 0;
+  private timer: NodeJS.Timeout | undefined;
   private readonly idle: Array<() => void> = [];
+
+  private readonly limits: DispatchLimits;
 
   constructor(
     private readonly deps: DispatchDeps,
-    private readonly limits = { concurrency: 16, maxWaiting: 20_000 },
-  ) {}
+    limits: Partial<DispatchLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_DISPATCH_LIMITS, ...limits };
+  }
 
   hand(input: SendMessageInput): void {
     if (this.waiting.length >= this.limits.maxWaiting) {
       this.deps.log.warn({ message_id: input.messageId }, 'dispatch queue full; the dispatch sweep starts this message');
       return;
     }
-    this.waiting.push(input);
+    this.waiting.push({ input, since: performance.now() });
     this.pump();
   }
 
   /** Messages handed over whose start is not recorded yet. */
   pending(): number {
-    return this.waiting.length + this.inFlight + this.confirmed.length + this.recordingCount;
+    return this.waiting.length + this.inFlightMessages;
   }
 
   /** Waits until everything handed over is started and recorded, or `timeoutMs` passed (the sweep takes the rest). */
@@ -116,35 +170,36 @@ export class MessageDispatcher implements MessageHandOver {
 
   private pump(): void {
     while (this.inFlight < this.limits.concurrency && this.waiting.length > 0) {
-      const input = this.waiting.shift()!;
-      this.inFlight += 1;
-      void startSendWorkflow(this.deps, input)
-        .then((started) => {
-          if (started) this.confirmed.push(input.messageId);
-        })
-        .catch((err: unknown) =>
-          this.deps.log.warn({ err, message_id: input.messageId }, 'send workflow start failed; the dispatch sweep retries'),
-        )
-        .finally(() => {
-          this.inFlight -= 1;
-          this.record();
-          this.pump();
-        });
+      const waited = performance.now() - this.waiting[0]!.since;
+      if (this.waiting.length < this.limits.batchMax && waited < this.limits.lingerMs) {
+        this.wakeAfter(this.limits.lingerMs - waited);
+        break;
+      }
+      this.dispatchBatch(this.waiting.splice(0, this.limits.batchMax).map((entry) => entry.input));
     }
+    this.settleIdle();
   }
 
-  /** One UPDATE for every start confirmed since the last one finished. */
-  private record(): void {
-    if (this.recording) return;
-    if (this.confirmed.length === 0) return this.settleIdle();
-    const ids = this.confirmed.splice(0);
-    this.recordingCount = ids.length;
-    this.recording = markMessagesDispatched(this.deps.db, ids, this.deps.now())
-      .catch((err: unknown) => this.deps.log.warn({ err, messages: ids.length }, 'dispatch not recorded; the dispatch sweep records it'))
+  private wakeAfter(ms: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private dispatchBatch(inputs: SendMessageInput[]): void {
+    this.inFlight += 1;
+    this.inFlightMessages += inputs.length;
+    void dispatchMessages(this.deps, inputs)
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err, messages: inputs.length }, 'send workflow start failed; the dispatch sweep retries'),
+      )
       .finally(() => {
-        this.recording = undefined;
-        this.recordingCount = 0;
-        this.record();
+        this.inFlight -= 1;
+        this.inFlightMessages -= inputs.length;
+        this.pump();
       });
   }
 
@@ -155,23 +210,42 @@ export class MessageDispatcher implements MessageHandOver {
 }
 
 /**
- * The dispatch sweep (a Temporal schedule every 5 s): starts the send workflow of every queued message that has gone
- * DISPATCH_GRACE_MS without a confirmed start and is still within its validity, oldest first. A message whose workflow
- * already started (the start's answer was lost) is found started and only recorded.
+ * The dispatch sweep (a Temporal schedule every 5 s): queued messages that have gone DISPATCH_GRACE_MS without a
+ * confirmed start and are still within their validity, oldest first. A claimed batch is started again under its own
+ * id with the messages claimed for it (found started if only the start's answer was lost); unclaimed messages are
+ * claimed into new batches, except one whose own workflow (`message-send:<id>`, from before batches) exists.
  */
-export async function dispatchStrandedMessages(deps: DispatchDeps): Promise<{ dispatched: number; unconfirmed: number }> {
+export async function dispatchStrandedMessages(deps: DispatchDeps): Promise<DispatchOutcome> {
   const at = deps.now();
   const stranded = await undispatchedMessages(deps.db, {
     createdBefore: new Date(at.getTime() - DISPATCH_GRACE_MS),
     createdAfter: new Date(at.getTime() - MESSAGE_VALIDITY_MS),
     limit: SWEEP_BATCH,
   });
-  const started: string[] = [];
-  for (const message of stranded) {
-    if (await startSendWorkflow(deps, sendMessageInput(message, message.held_cents))) started.push(message.id);
+  const total: DispatchOutcome = { dispatched: 0, unconfirmed: 0 };
+  const add = (outcome: DispatchOutcome) => {
+    total.dispatched += outcome.dispatched;
+    total.unconfirmed += outcome.unconfirmed;
+  };
+  const batchIds = new Set(stranded.flatMap((message) => (message.dispatch_batch_id ? [message.dispatch_batch_id] : [])));
+  for (const batchId of batchIds) {
+    const messages = await unconfirmedBatchMessages(deps.db, batchId);
+    add(await startBatch(deps, { batchId, messages: messages.map((message) => sendMessageInput(message, message.held_cents)) }));
   }
-  await markMessagesDispatched(deps.db, started, deps.now());
-  if (stranded.length > 0)
-    deps.log.warn({ dispatched: started.length, stranded: stranded.length }, 'dispatch sweep started stranded messages');
-  return { dispatched: started.length, unconfirmed: stranded.length - started.length };
+  const unclaimed = [];
+  for (const message of stranded.filter((candidate) => !candidate.dispatch_batch_id)) {
+    if ((await workflowState(deps.temporal, workflowIds.sendMessage(message.id))) === 'missing') unclaimed.push(message);
+    else {
+      await markMessagesDispatched(deps.db, [message.id], deps.now());
+      add({ dispatched: 1, unconfirmed: 0 });
+    }
+  }
+  add(
+    await dispatchMessages(
+      deps,
+      unclaimed.map((message) => sendMessageInput(message, message.held_cents)),
+    ),
+  );
+  if (stranded.length > 0) deps.log.warn({ ...total, stranded: stranded.length }, 'dispatch sweep started stranded messages');
+  return total;
 }

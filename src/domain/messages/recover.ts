@@ -30,7 +30,8 @@ export async function recoverMessage(deps: { db: Db; temporal: Client; now: () =
   const { db, now } = deps;
   const row = await findMessage(db, messageId);
   if (!row || row.status !== 'queued') return { outcome: 'already_sent' };
-  if ((await workflowState(deps.temporal, workflowIds.sendMessage(messageId))) !== 'missing') return { outcome: 'workflow_exists' };
+  const workflowId = row.dispatch_batch_id ? workflowIds.sendMessageBatch(row.dispatch_batch_id) : workflowIds.sendMessage(messageId);
+  if ((await workflowState(deps.temporal, workflowId)) !== 'missing') return { outcome: 'workflow_exists' };
   await failUnsentMessage(db, { messageId, tenant: { workspaceId: row.workspace_id, environment: row.environment }, at: now() });
   return { outcome: 'failed' };
 }

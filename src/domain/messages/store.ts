@@ -23,9 +23,11 @@ export interface MessageRow extends TenantRow {
   consent_id: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The batch whose send workflow sends this outbound message, once claimed (migration 0060). */
+  dispatch_batch_id: string | null;
 }
 
-export type NewMessage = Omit<MessageRow, 'remote_number' | 'updated_at' | 'charge_cents' | 'error_code'> & {
+export type NewMessage = Omit<MessageRow, 'remote_number' | 'updated_at' | 'charge_cents' | 'error_code' | 'dispatch_batch_id'> & {
   charge_cents?: number | null;
 };
 
@@ -213,7 +215,12 @@ export async function undispatchedMessages(
   db: Knex,
   window: { createdBefore: Date; createdAfter: Date; limit: number },
 ): Promise<UndispatchedMessage[]> {
-  const rows: Array<MessageRow & { held_cents: string | null }> = await undispatched(db, window)
+  return withHeldCents(db, undispatched(db, window));
+}
+
+/** The messages `query` selects, each with the price held for it (zero with no hold). */
+async function withHeldCents(db: Knex, query: Knex.QueryBuilder): Promise<UndispatchedMessage[]> {
+  const rows: Array<MessageRow & { held_cents: string | null }> = await query
     .leftJoin('spend_holds as h', 'h.reference', db.raw(`'sms:' || messages.id::text`))
     .select('messages.*', 'h.amount_cents as held_cents');
   return rows.map((row) => ({ ...row, held_cents: Number(row.held_cents ?? 0) }));
@@ -228,6 +235,29 @@ function undispatched(db: Knex, window: { createdBefore: Date; createdAfter: Dat
     .andWhere('messages.created_at', '>', window.createdAfter)
     .orderBy('messages.created_at')
     .limit(window.limit);
+}
+
+/**
+ * Claims outbound messages for one batch (its send workflow's id is derived from `batchId`): only those no batch has
+ * claimed and no workflow was confirmed for. Returns the ids claimed; one statement for the batch.
+ */
+export async function claimMessagesForBatch(db: Knex, batchId: string, messageIds: readonly string[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  return db('messages')
+    .whereIn('id', [...messageIds])
+    .whereNull('dispatch_batch_id')
+    .whereNull('dispatched_at')
+    .update({ dispatch_batch_id: batchId })
+    .returning('id')
+    .then((rows: Array<{ id: string }>) => rows.map((row) => row.id));
+}
+
+/** Every message of a claimed batch whose start is not confirmed, with its hold (messages_dispatch_batch_idx). */
+export async function unconfirmedBatchMessages(db: Knex, batchId: string): Promise<UndispatchedMessage[]> {
+  return withHeldCents(
+    db,
+    db('messages').where({ 'messages.dispatch_batch_id': batchId }).whereNull('messages.dispatched_at').orderBy('messages.created_at'),
+  );
 }
 
 /** Records that these messages' send workflows are started (one statement for a batch of them). */
