@@ -22,7 +22,7 @@ export async function clearTransferDestination(db: Db, actor: OutboundActor, cal
   if (call.mode === 'audio') refuseOutbound({ code: 'transfer_not_supported', reason: 'Audio-mode calls cannot be transferred' });
   const line = await findLine(db, actor, call.line_id);
   if (!line) refuseOutbound({ code: 'line_not_found' });
-  await refuseDestination(db, actor, 'call', line, to);
+  await refuseDestination(db, actor, line, to);
   const destinationZone = zoneOf(to);
   if (ZONE_MULTIPLIER[destinationZone] > ZONE_MULTIPLIER[call.zone])
     refuseOutbound({ code: 'transfer_zone_not_allowed', callZone: call.zone, destinationZone });

@@ -128,15 +128,30 @@ export async function revokeConsents(
   });
 }
 
+/**
+ * The active consent of a type for (line, number), newest grant first, as a query with named bindings `:workspace`,
+ * `:environment`, `:line`, `:to` and `:consent_type`: `activeConsent` runs it, and the SMS preflight's one statement
+ * reads it (../messages/store.ts `smsDestination`).
+ */
+export const ACTIVE_CONSENT_SQL = `select * from consents
+   where workspace_id = :workspace and environment = :environment and line_id = :line and phone_number = :to
+     and status = 'active' and consent_type = :consent_type
+   order by granted_at desc limit 1`;
+
 /** The active consent of a type for (line, number), if any. */
 export async function activeConsent(
   db: Knex | Knex.Transaction,
   tenant: Tenant,
   lineId: string,
   phoneNumber: string,
-  consentType?: ConsentType,
+  consentType: ConsentType,
 ): Promise<ConsentRow | undefined> {
-  const query = consentsOf(db, tenant).andWhere({ line_id: lineId, phone_number: phoneNumber, status: 'active' });
-  if (consentType) query.andWhere({ consent_type: consentType });
-  return query.orderBy('granted_at', 'desc').first();
+  const { rows } = await db.raw(ACTIVE_CONSENT_SQL, {
+    workspace: tenant.workspaceId,
+    environment: tenant.environment,
+    line: lineId,
+    to: phoneNumber,
+    consent_type: consentType,
+  });
+  return (rows as ConsentRow[])[0];
 }

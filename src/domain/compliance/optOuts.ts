@@ -23,11 +23,19 @@ export function optOutsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
     .select<OptOutRow[]>('phone_number', 'source', 'opted_out_at');
 }
 
+/**
+ * Whether the tenant's number `:to` opted out, as an SQL condition with named bindings `:workspace`, `:environment` and
+ * `:to`: `isOptedOut` asks it, and so does the SMS preflight's one statement (../messages/store.ts `smsDestination`).
+ */
+export const OPTED_OUT_SQL = `exists (select 1 from opt_outs where workspace_id = :workspace and environment = :environment and phone_number = :to)`;
+
 export async function isOptedOut(db: Knex | Knex.Transaction, tenant: Tenant, phoneNumber: string): Promise<boolean> {
-  const row = await db('opt_outs')
-    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, phone_number: phoneNumber })
-    .first('phone_number');
-  return row !== undefined;
+  const { rows } = await db.raw(`select ${OPTED_OUT_SQL} as opted_out`, {
+    workspace: tenant.workspaceId,
+    environment: tenant.environment,
+    to: phoneNumber,
+  });
+  return (rows as Array<{ opted_out: boolean }>)[0].opted_out;
 }
 
 /** Where an opt-out came from: a STOP keyword texted to a line, the portal, or the operator CLI. */

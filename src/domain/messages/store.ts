@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
+import { preparedStatement } from '../../platform/db/prepared';
 import { releaseHold } from '../billing/holds';
-import { activeConsent } from '../compliance/consent';
+import { ACTIVE_CONSENT_SQL } from '../compliance/consent';
+import { OPTED_OUT_SQL } from '../compliance/optOuts';
 import type { Tenant } from '../lines/store';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { advancesStatus, isWindowOpen, MESSAGE_STATUSES, type MessageStatus } from './rules';
@@ -133,26 +135,49 @@ export async function insertMessage(db: Knex | Knex.Transaction, message: NewMes
 
 export type SendAuthorization = { basis: 'inbound_window'; inboundMessageId: string } | { basis: 'explicit_consent'; consentId: string };
 
+/** What an outbound SMS's destination allows: whether the number opted out, and why the SMS may be sent (null: it may not). */
+export interface SmsDestination {
+  optedOut: boolean;
+  authorization: SendAuthorization | null;
+}
+
 /**
- * Why an outbound SMS from `lineId` to `to` may be sent at `now`, or null when it may not
- * (`conversation_window_expired`): an inbound SMS from `to` to the line less than 24 hours ago,
- * else an active `explicit_outbound` consent for the pair. `implied_inbound` and revoked
- * consents do not count.
+ * The destination's reads in one statement, prepared once per connection: the opt-out (../compliance/optOuts.ts), the
+ * last inbound SMS from `to` to the line (`messages_last_inbound`) and the active `explicit_outbound` consent for the
+ * pair (../compliance/consent.ts).
  */
-export async function sendAuthorization(
-  db: Knex | Knex.Transaction,
-  tenant: Tenant,
-  lineId: string,
-  to: string,
-  now: Date,
-): Promise<SendAuthorization | null> {
-  const lastInbound = await messagesOf(db, tenant)
-    .andWhere({ line_id: lineId, remote_number: to, direction: 'inbound' })
-    .orderBy('created_at', 'desc')
-    .first('id', 'created_at');
-  if (lastInbound && isWindowOpen(lastInbound.created_at, now)) return { basis: 'inbound_window', inboundMessageId: lastInbound.id };
-  const consent = await activeConsent(db, tenant, lineId, to, 'explicit_outbound');
-  return consent ? { basis: 'explicit_consent', consentId: consent.id } : null;
+const smsDestinationStatement = preparedStatement(
+  'sms_destination',
+  `select ${OPTED_OUT_SQL} as opted_out, inbound.id as inbound_id, inbound.created_at as inbound_at,
+          (select consent.id from (${ACTIVE_CONSENT_SQL}) consent) as consent_id
+     from (select 1) one
+     left join lateral (
+       select id, created_at from messages
+        where workspace_id = :workspace and environment = :environment and line_id = :line and remote_number = :to and direction = 'inbound'
+        order by created_at desc limit 1
+     ) inbound on true`,
+  ['workspace', 'environment', 'line', 'to', 'consent_type'],
+);
+
+/**
+ * Whether `to` opted out, and why an outbound SMS from `lineId` to `to` may be sent at `now`, or null when it may not
+ * (`conversation_window_expired`): an inbound SMS from `to` to the line less than 24 hours ago, else an active
+ * `explicit_outbound` consent for the pair. `implied_inbound` and revoked consents do not count. One round trip.
+ */
+export async function smsDestination(db: Knex, tenant: Tenant, lineId: string, to: string, now: Date): Promise<SmsDestination> {
+  const [found] = await smsDestinationStatement<{
+    opted_out: boolean;
+    inbound_id: string | null;
+    inbound_at: Date | null;
+    consent_id: string | null;
+  }>(db, [tenant.workspaceId, tenant.environment, lineId, to, 'explicit_outbound']);
+  const authorization: SendAuthorization | null =
+    found.inbound_id && isWindowOpen(found.inbound_at, now)
+      ? { basis: 'inbound_window', inboundMessageId: found.inbound_id }
+      : found.consent_id
+        ? { basis: 'explicit_consent', consentId: found.consent_id }
+        : null;
+  return { optedOut: found.opted_out, authorization };
 }
 
 /**

@@ -3,7 +3,7 @@ import { isOptedOut } from '../compliance/optOuts';
 import type { HoldRefusal } from '../billing/holds';
 import { restrictedLineIds } from '../keys/grants';
 import { findLine, type LineRow } from '../lines/store';
-import { sendAuthorization, type SendAuthorization } from '../messages/store';
+import { smsDestination, type SendAuthorization } from '../messages/store';
 import type { Db } from '../../platform/db/knex';
 import { toE164 } from '../../platform/phone';
 
@@ -71,18 +71,18 @@ export type ClearedOutbound<C extends OutboundChannel> = C extends 'sms'
   : { to: string; line: OutboundLine };
 
 /**
- * The destination's own refusals, in order: `number_opted_out`, then for calls `consent_required`
- * on compliance-enabled lines. Also what a call's transfer destination must pass (../calls/transfer.ts).
+ * A call's destination's own refusals, in order: `number_opted_out`, then `consent_required` on
+ * compliance-enabled lines. Also what a call's transfer destination must pass (../calls/transfer.ts).
+ * An SMS's (`number_opted_out`, then its window) are read in one statement (../messages/store.ts `smsDestination`).
  */
 export async function refuseDestination(
   db: Db,
   actor: OutboundActor,
-  channel: OutboundChannel,
   line: Pick<LineRow, 'id' | 'compliance_enabled'>,
   to: string,
 ): Promise<void> {
   if (await isOptedOut(db, actor, to)) refuseOutbound({ code: 'number_opted_out' });
-  if (channel === 'call' && line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound')))
+  if (line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound')))
     refuseOutbound({ code: 'consent_required' });
 }
 
@@ -112,9 +112,13 @@ export async function outboundPreflight<C extends OutboundChannel>(
   const active = line as OutboundLine;
   // The spec's condition is the line's own URL: a workspace default_webhook_url receives events, not a call's conversation (D9).
   if (request.channel === 'call' && line.mode === 'webhook' && !line.webhook_url) refuseOutbound({ code: 'line_no_webhook' });
-  await refuseDestination(db, actor, request.channel, line, to);
-  if (request.channel === 'call') return { to, line: active } as ClearedOutbound<C>;
-  const authorization = await sendAuthorization(db, actor, line.id, to, request.now);
+  if (request.channel === 'call') {
+    await refuseDestination(db, actor, line, to);
+    return { to, line: active } as ClearedOutbound<C>;
+  }
+  // An SMS's destination is read in one statement (the opt-out, the window, the consent); refused in the same order.
+  const { optedOut, authorization } = await smsDestination(db, actor, line.id, to, request.now);
+  if (optedOut) refuseOutbound({ code: 'number_opted_out' });
   if (!authorization) refuseOutbound({ code: 'conversation_window_expired' });
   return { to, line: active, authorization } as ClearedOutbound<C>;
 }
