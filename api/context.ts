@@ -100,6 +100,11 @@ export interface AppState {
 export interface IdempotencyHandle {
   /** Completes the record inside the handler's own transaction, so effect and record commit together. */
   completeInTransaction(trx: import('knex').Knex.Transaction, status: number, replayBody: unknown): Promise<void>;
+  /**
+   * The completion as values a use case writes in its own one statement with what it records (src/domain/useCaseDeps.ts
+   * `AnswerWithin`): `body` is the answer for the recorded row.
+   */
+  answerWithin<R>(status: number, body: (recorded: R) => unknown): import('../src/domain/useCaseDeps').AnswerWithin<R>;
   /** Forgets an answer completed in the handler's transaction whose effect was then compensated, so a retry is evaluated afresh. */
   forgetCompleted(): Promise<void>;
 }

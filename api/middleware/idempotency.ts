@@ -27,7 +27,8 @@ import {
  *
  * The claim is a lease renewed while the request runs and fenced by a token (src/domain/idempotency/store.ts):
  * a request whose record was taken over answers 409 `idempotency_in_progress`, and when it completes
- * inside its own transaction (`completeInTransaction`) its effect rolls back with it.
+ * inside its own transaction (`completeInTransaction`) its effect rolls back with it; one that writes its effect in one
+ * statement writes the completion in it too (`answerWithin`), and nothing when its lease is lost.
  */
 const STICKY_ERROR_CODES = new Set(['payment_method_required']);
 const MAX_KEY_LENGTH = 255;
@@ -122,6 +123,18 @@ async function runHolding(
       settling = true;
       await completeIdempotencyKey(trx, lease, status, replayBody, deps.now());
       completedInHandler = true;
+    },
+    answerWithin(status, body) {
+      return {
+        completion(recorded) {
+          // From here the use case's statement may complete the record.
+          settling = true;
+          return { lease, status, body: body(recorded), at: deps.now() };
+        },
+        committed() {
+          completedInHandler = true;
+        },
+      };
     },
     async forgetCompleted() {
       if (!completedInHandler) return;

@@ -33,9 +33,7 @@ import { toE164 } from '../../src/platform/phone';
  */
 async function send(ctx: AppContext, deps: AppDeps, request: SendMessageRequest, answer: (row: MessageRow) => unknown): Promise<void> {
   const row = await answeringOutboundRefusals(ctx, deps, 'sms', () =>
-    sendMessage({ ...deps, log: ctx.state.log }, principalOf(ctx), request, (trx, stored) =>
-      ctx.state.idempotency ? ctx.state.idempotency.completeInTransaction(trx, 201, answer(stored)) : Promise.resolve(),
-    ),
+    sendMessage({ ...deps, log: ctx.state.log }, principalOf(ctx), request, ctx.state.idempotency?.answerWithin(201, answer)),
   );
   ctx.status = 201;
   ctx.body = answer(row);

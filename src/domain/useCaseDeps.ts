@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
 import type { Logger } from '../platform/logger';
+import type { IdempotencyCompletion } from './idempotency/store';
 import type { MessageHandOver } from './messages/dispatch';
 
 /**
@@ -34,3 +35,14 @@ export type LoggedUseCaseDeps = UseCaseDeps & { log: Logger };
  * idempotent answer here, so a process that dies after the commit still replays it.
  */
 export type WithinRecording<R> = (trx: import('knex').Knex.Transaction, recorded: R) => Promise<void>;
+
+/**
+ * The idempotent answer to what a use case records, for a use case that records in one statement (the SMS send): it
+ * writes the answer in that statement (src/domain/idempotency/store.ts `completionWriteSql`), so the two commit together
+ * without a transaction. The API's idempotency middleware makes it: `completion(recorded)` is the completion for the
+ * row the use case is about to record, and `committed()` says the statement committed it.
+ */
+export interface AnswerWithin<R> {
+  completion(recorded: R): IdempotencyCompletion;
+  committed(): void;
+}

@@ -120,14 +120,14 @@ async function capsRefusal(trx: Knex.Transaction, keyId: string, amountCents: nu
  * under its lock. A key under a cap (its own or an ancestor's) is answered `capped`: the caps are then
  * checked here, in a transaction holding the account lock, and the function is called again inside it.
  */
-interface HoldStatementRow {
+export interface HoldStatementRow {
   outcome: 'held' | 'insufficient_credits' | 'capped' | 'no_account' | 'no_active_hold';
   hold_id: string | null;
   hold_cents: string | null;
   available_cents: string | null;
 }
 
-type PlaceHoldInput = { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date };
+export type PlaceHoldInput = { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date };
 type ExtendHoldInput = { tenant: BillingTenant; reference: string; totalCents: number; at: Date };
 
 /** Runs one of migration 0019's hold functions, whose first two parameters name the account. */
@@ -195,21 +195,39 @@ export async function findHold(
 
 /** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */
 export async function placeHold(db: Knex, input: PlaceHoldInput): Promise<HoldOutcome> {
+  return (await placeHoldBy(db, input, (runner, capsChecked) => placeHoldStatement(runner, input, capsChecked))).outcome;
+}
+
+/**
+ * `placeHold` through the caller's own statement, one that calls `ledger_place_hold` with `input`'s values and
+ * `capsChecked` among writes of its own that it makes only when the hold is placed (a message and its records:
+ * ../messages/store.ts), so that the hold and what it pays for commit together in one round trip. The protocol is
+ * placeHold's: an account is created when there is none, and a key under a cap has its caps checked under the account
+ * lock, in a transaction the statement then runs in. Returns the outcome and the statement's last row.
+ */
+export async function placeHoldBy<Row extends HoldStatementRow>(
+  db: Knex,
+  input: PlaceHoldInput,
+  statement: (runner: Knex, capsChecked: boolean) => Promise<Row>,
+): Promise<{ outcome: HoldOutcome; row: Row }> {
   assertCents(input.amountCents);
-  let row = await placeHoldStatement(db, input, false);
+  let row = await statement(db, false);
   if (row.outcome === 'no_account') {
     await ensureAccount(db, input.tenant);
-    row = await placeHoldStatement(db, input, false);
+    row = await statement(db, false);
   }
-  if (row.outcome !== 'capped') return holdOutcome(row, input.reference, () => input.amountCents);
+  if (row.outcome !== 'capped') return { outcome: holdOutcome(row, input.reference, () => input.amountCents), row };
   return db.transaction(async (trx) => {
     // The account lock first, so every hold of a workspace is decided one at a time; the caps are read under it.
     await lockAccount(trx, input.tenant);
-    const existing = await trx('spend_holds').where({ reference: input.reference }).first('id', 'amount_cents');
-    if (existing) return { ok: true, holdId: existing.id, heldCents: Number(existing.amount_cents) };
-    const refusal = await capsRefusal(trx, input.keyId!, input.amountCents, input.at);
-    if (refusal) return { ok: false, refusal };
-    return holdOutcome(await placeHoldStatement(trx, input, true), input.reference, () => input.amountCents);
+    const existing = await trx('spend_holds').where({ reference: input.reference }).first('id');
+    // A hold already placed is not decided again (the statement finds it and answers it held).
+    if (!existing) {
+      const refusal = await capsRefusal(trx, input.keyId!, input.amountCents, input.at);
+      if (refusal) return { outcome: { ok: false, refusal } as HoldOutcome, row };
+    }
+    const checked = await statement(trx, true);
+    return { outcome: holdOutcome(checked, input.reference, () => input.amountCents), row: checked };
   });
 }
 

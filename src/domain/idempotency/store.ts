@@ -118,12 +118,20 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
   return { kind: 'replay', status: row.response_status!, body: row.response_body };
 }
 
+/** The fence every completion passes: the record is still in progress under this request's lease token. */
+const HELD_BY_LEASE_SQL = `state = 'in_progress' and lease_token = :idem_lease_token`;
+/** What a completion stores: the answer, and the end of the lease (`locked_until` is the completion's time). */
+const COMPLETED_SQL = `state = 'completed', response_status = :idem_status, response_body = cast(:idem_body as jsonb), locked_until = :idem_at`;
+/** The named bindings of a completion's SQL, in the order `completionValues` gives them. */
+export const COMPLETION_BINDINGS = ['idem_status', 'idem_body', 'idem_at', 'idem_record_id', 'idem_lease_token'] as const;
+
 /** The completion, prepared once per connection outside a transaction (every idempotent write ends with it). */
 const completeStatement = preparedStatement(
   'idempotency_complete',
-  `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?, locked_until = ?
-    where id = ? and state = 'in_progress' and lease_token = ?
+  `update idempotency_keys set ${COMPLETED_SQL}
+    where id = cast(:idem_record_id as bigint) and ${HELD_BY_LEASE_SQL}
     returning id`,
+  COMPLETION_BINDINGS,
 );
 
 /** Stores the response; inside the handler's transaction, a lost lease rolls the effect back with it. */
@@ -134,8 +142,52 @@ export async function completeIdempotencyKey(
   body: unknown,
   now: Date,
 ): Promise<void> {
-  const updated = await completeStatement(db, [status, JSON.stringify(body ?? null), now, lease.recordId, lease.leaseToken]);
+  const updated = await completeStatement(db, completionValues({ lease, status, body, at: now }));
   if (updated.length !== 1) throw new IdempotencyLeaseLostError(lease.recordId);
+}
+
+/** A completion another area writes in its own one statement, with the effect it answers (`completionFenceSql`). */
+export interface IdempotencyCompletion {
+  lease: IdempotencyLease;
+  status: number;
+  body: unknown;
+  at: Date;
+}
+
+/** The values of `COMPLETION_BINDINGS`, in order; all null when the request carries no Idempotency-Key. */
+export function completionValues(completion: IdempotencyCompletion | undefined): unknown[] {
+  if (!completion) return COMPLETION_BINDINGS.map(() => null);
+  return [
+    completion.status,
+    JSON.stringify(completion.body ?? null),
+    completion.at,
+    completion.lease.recordId,
+    completion.lease.leaseToken,
+  ];
+}
+
+/*
+ * A completion folded into another area's one statement: the effect and its idempotent answer commit together or not
+ * at all, without a transaction. Two CTEs come first, before anything is written, the third after the effect's:
+ * - `idem_lease` locks the record while this request's lease holds it; `idem_fence` is one row whose `ok` says the
+ *   statement may write: no record was asked for (no Idempotency-Key: `idem_record_id` null), or the lease holds.
+ *   When it does not (the record was taken over), the statement writes nothing and its caller throws
+ *   `IdempotencyLeaseLostError`, as a completion inside a transaction rolls it back.
+ * - `idem_completed` stores the answer on the locked record when `when` (an SQL condition: the effect was written) holds.
+ * Named bindings: `COMPLETION_BINDINGS`.
+ */
+export const COMPLETION_FENCE_SQL = `idem_lease as materialized (
+       select id from idempotency_keys where id = cast(:idem_record_id as bigint) and ${HELD_BY_LEASE_SQL} for update
+     ), idem_fence as materialized (
+       select cast(:idem_record_id as bigint) is null or exists (select 1 from idem_lease) as ok
+     )`;
+
+export function completionWriteSql(when: string): string {
+  return `idem_completed as (
+       update idempotency_keys set ${COMPLETED_SQL}
+        where id = (select id from idem_lease) and ${when}
+        returning id
+     )`;
 }
 
 /** Extends a running request's lease; false when the record is no longer this request's. */

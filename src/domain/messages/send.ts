@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import { placeHold } from '../billing/holds';
+import { placeHoldBy } from '../billing/holds';
 import { smsChargeCents, smsSegments, zoneOf } from '../billing/pricing';
-import { recordComplianceEvent } from '../compliance/events';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
-import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
+import type { AnswerWithin, LoggedUseCaseDeps } from '../useCaseDeps';
 import { dispatchMessage, sendMessageInput } from './dispatch';
-import { insertMessage, type MessageRow } from './store';
+import { recordOutboundMessage, type MessageRow, type NewMessage, type OutboundRecording } from './store';
 
 export interface SendMessageRequest {
   lineId: string;
@@ -19,12 +18,14 @@ export interface SendMessageRequest {
  * fixed order, each check only after the previous passed: the outbound preflight (number, a blank
  * text, line, `number_opted_out`, `conversation_window_expired`), then the hold for its price.
  * The message is stored `queued` with its compliance record and answered; `sendMessageWorkflow` sends it.
+ * The hold, the message, its conversation's count, its compliance record and `answer` (the request's idempotent
+ * answer) are one statement (./store.ts `recordOutboundMessage`): all of them commit, or none (a refused hold).
  */
 export async function sendMessage(
   deps: Omit<LoggedUseCaseDeps, 'config'> & { config: Pick<LoggedUseCaseDeps['config'], 'taskQueue'> },
   actor: OutboundActor,
   request: SendMessageRequest,
-  withinRecording?: WithinRecording<MessageRow>,
+  answer?: AnswerWithin<MessageRow>,
 ): Promise<MessageRow> {
   const text = request.text.value;
   const now = deps.now();
@@ -39,52 +40,50 @@ export async function sendMessage(
   const messageId = crypto.randomUUID();
   const segments = smsSegments(text);
   const chargeCents = smsChargeCents(zoneOf(to), text);
-  const row = await deps.db.transaction(async (trx) => {
-    const hold = await placeHold(trx, {
-      tenant: actor,
-      keyId: actor.key.id,
-      reference: `sms:${messageId}`,
-      amountCents: chargeCents,
-      at: now,
-    });
-    if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
-    const { row: stored } = await insertMessage(trx, {
-      id: messageId,
-      workspace_id: actor.workspaceId,
-      environment: actor.environment,
-      line_id: line.id,
-      actor_key_id: actor.key.id,
-      direction: 'outbound',
-      origin: 'customer',
-      from_number: line.phone_number,
-      to_number: to,
-      body: text,
-      segments,
-      status: 'queued',
-      carrier_message_id: null,
+  const message: NewMessage & { direction: 'outbound' } = {
+    id: messageId,
+    workspace_id: actor.workspaceId,
+    environment: actor.environment,
+    line_id: line.id,
+    actor_key_id: actor.key.id,
+    direction: 'outbound',
+    origin: 'customer',
+    from_number: line.phone_number,
+    to_number: to,
+    body: text,
+    segments,
+    status: 'queued',
+    carrier_message_id: null,
+    authorization_basis: authorization.basis,
+    consent_id: authorization.basis === 'explicit_consent' ? authorization.consentId : null,
+    created_at: now,
+  };
+  // The row the statement stores, which the idempotent answer describes (the 201 body is made from the stored row).
+  const recorded: MessageRow = {
+    ...message,
+    remote_number: to,
+    error_code: null,
+    charge_cents: null,
+    updated_at: now,
+    dispatch_batch_id: null,
+  };
+  const recording: OutboundRecording = {
+    message,
+    hold: { tenant: actor, keyId: actor.key.id, reference: `sms:${messageId}`, amountCents: chargeCents, at: now },
+    eventMetadata: {
+      message_id: messageId,
       authorization_basis: authorization.basis,
-      consent_id: authorization.basis === 'explicit_consent' ? authorization.consentId : null,
-      created_at: now,
-    });
-    await recordComplianceEvent(trx, {
-      workspaceId: actor.workspaceId,
-      environment: actor.environment,
-      eventType: 'sms_sent',
-      actorKeyId: actor.key.id,
-      lineId: line.id,
-      phoneNumber: to,
-      metadata: {
-        message_id: messageId,
-        authorization_basis: authorization.basis,
-        ...(authorization.basis === 'explicit_consent'
-          ? { consent_record_id: authorization.consentId }
-          : { inbound_message_id: authorization.inboundMessageId }),
-      },
-      at: now,
-    });
-    await withinRecording?.(trx, stored);
-    return stored;
-  });
+      ...(authorization.basis === 'explicit_consent'
+        ? { consent_record_id: authorization.consentId }
+        : { inbound_message_id: authorization.inboundMessageId }),
+    },
+    answer: answer?.completion(recorded),
+  };
+  const placed = await placeHoldBy(deps.db, recording.hold, (db, capsChecked) => recordOutboundMessage(db, recording, capsChecked));
+  if (!placed.outcome.ok) refuseOutbound({ code: 'hold_refused', hold: placed.outcome.refusal });
+  const row = placed.row.message;
+  if (!row) throw new Error(`message ${messageId} held but not stored`);
+  answer?.committed();
 
   // Accepted: the message is recorded and held. Its send workflow starts now, in the background where the process
   // dispatches so (the API), or before returning; what neither confirms, the dispatch sweep starts (./dispatch.ts).

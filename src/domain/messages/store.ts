@@ -1,9 +1,17 @@
 import type { Knex } from 'knex';
 import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import { preparedStatement } from '../../platform/db/prepared';
-import { releaseHold } from '../billing/holds';
+import { releaseHold, type HoldStatementRow, type PlaceHoldInput } from '../billing/holds';
 import { ACTIVE_CONSENT_SQL } from '../compliance/consent';
 import { OPTED_OUT_SQL } from '../compliance/optOuts';
+import {
+  COMPLETION_BINDINGS,
+  COMPLETION_FENCE_SQL,
+  completionValues,
+  completionWriteSql,
+  IdempotencyLeaseLostError,
+  type IdempotencyCompletion,
+} from '../idempotency/store';
 import type { Tenant } from '../lines/store';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { advancesStatus, isWindowOpen, MESSAGE_STATUSES, type MessageStatus } from './rules';
@@ -89,6 +97,15 @@ export async function findMessage(db: Knex | Knex.Transaction, messageId: string
   return db<MessageRow>('messages').where({ id: messageId }).first();
 }
 
+/** A stored message counted into its conversation: the INSERT's head (rows follow) and its ON CONFLICT. */
+const COUNT_INTO_CONVERSATION = `insert into conversations (workspace_id, environment, line_id, remote_number, message_count, last_message_id, last_message_at)`;
+const COUNTED_IN_CONVERSATION = `on conflict (line_id, remote_number) do update set
+         message_count = conversations.message_count + 1,
+         -- a message stored late with an older timestamp does not become the "last" one
+         last_message_id = case when (excluded.last_message_at, excluded.last_message_id) > (conversations.last_message_at, conversations.last_message_id)
+                                then excluded.last_message_id else conversations.last_message_id end,
+         last_message_at = greatest(conversations.last_message_at, excluded.last_message_at)`;
+
 /**
  * Stores a message and counts it into its conversation, in one transaction. A message whose id
  * or carrier_message_id is already stored (a retried activity, a repeated carrier event) is
@@ -117,17 +134,14 @@ export async function insertMessage(db: Knex | Knex.Transaction, message: NewMes
       if (!existing) throw new Error(`message ${message.id} conflicted but is not stored`);
       return { row: existing, inserted: false };
     }
-    await trx.raw(
-      `insert into conversations (workspace_id, environment, line_id, remote_number, message_count, last_message_id, last_message_at)
-       values (?, ?, ?, ?, 1, ?, ?)
-       on conflict (line_id, remote_number) do update set
-         message_count = conversations.message_count + 1,
-         -- a message stored late with an older timestamp does not become the "last" one
-         last_message_id = case when (excluded.last_message_at, excluded.last_message_id) > (conversations.last_message_at, conversations.last_message_id)
-                                then excluded.last_message_id else conversations.last_message_id end,
-         last_message_at = greatest(conversations.last_message_at, excluded.last_message_at)`,
-      [row.workspace_id, row.environment, row.line_id, remote, row.id, row.created_at],
-    );
+    await trx.raw(`${COUNT_INTO_CONVERSATION} values (?, ?, ?, ?, 1, ?, ?) ${COUNTED_IN_CONVERSATION}`, [
+      row.workspace_id,
+      row.environment,
+      row.line_id,
+      remote,
+      row.id,
+      row.created_at,
+    ]);
     return { row, inserted: true };
   };
   return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);
@@ -178,6 +192,120 @@ export async function smsDestination(db: Knex, tenant: Tenant, lineId: string, t
         ? { basis: 'explicit_consent', consentId: found.consent_id }
         : null;
   return { optedOut: found.opted_out, authorization };
+}
+
+/** An outbound message to record with its hold, its `sms_sent` compliance event and its idempotent answer. */
+export interface OutboundRecording {
+  message: NewMessage & { direction: 'outbound' };
+  /** The hold that pays for it, in the message's workspace and environment at its time (../billing/holds.ts `placeHoldBy` runs the statement). */
+  hold: PlaceHoldInput;
+  /** The `sms_sent` event's metadata. */
+  eventMetadata: Record<string, unknown>;
+  /** The request's idempotent answer, stored with the message (absent without an Idempotency-Key). */
+  answer?: IdempotencyCompletion;
+}
+
+const RECORD_OUTBOUND_BINDINGS = [
+  'workspace',
+  'environment',
+  'hold_key',
+  'reference',
+  'amount',
+  'at',
+  'caps_checked',
+  'id',
+  'line',
+  'actor_key',
+  'origin',
+  'from_number',
+  'to_number',
+  'body',
+  'segments',
+  'status',
+  'authorization_basis',
+  'consent_id',
+  'event_metadata',
+  ...COMPLETION_BINDINGS,
+];
+
+/**
+ * An outbound message's whole write in one statement, prepared once per connection: atomic without BEGIN/COMMIT. The
+ * idempotency record is locked first (its lease must hold, or nothing is written); then the hold is placed by the
+ * ledger's own function (migration 0019); only when it is `held` are the message, its conversation's count, its
+ * `sms_sent` event and the idempotent answer written. A refused hold writes nothing.
+ */
+const recordOutboundStatement = preparedStatement(
+  'messages_record_outbound',
+  `with ${COMPLETION_FENCE_SQL},
+     hold as materialized (
+       -- in the target list, under the fence: the function runs only when the statement may write
+       select ledger_place_hold(cast(:workspace as uuid), cast(:environment as text), cast(:hold_key as uuid), cast(:reference as text),
+                                cast(:amount as bigint), cast(:at as timestamptz), cast(:caps_checked as boolean)) as placed
+         from idem_fence where ok
+     ), held as materialized (
+       select (placed).outcome, (placed).hold_id, (placed).hold_cents, (placed).available_cents from hold
+     ), message as (
+       insert into messages (id, workspace_id, environment, line_id, actor_key_id, direction, origin, from_number, to_number, remote_number,
+                             body, segments, status, carrier_message_id, authorization_basis, consent_id, charge_cents, created_at, updated_at)
+       -- typed here: a parameter only in a SELECT's list would be taken for text
+       select cast(:id as uuid), cast(:workspace as uuid), cast(:environment as text), cast(:line as uuid), cast(:actor_key as uuid),
+              'outbound', cast(:origin as text), cast(:from_number as text), cast(:to_number as text), cast(:to_number as text),
+              cast(:body as text), cast(:segments as integer), cast(:status as text), null, cast(:authorization_basis as text),
+              cast(:consent_id as uuid), null, cast(:at as timestamptz), cast(:at as timestamptz)
+         from held where outcome = 'held'
+       returning *
+     ), conversation as (
+       ${COUNT_INTO_CONVERSATION}
+       select workspace_id, environment, line_id, remote_number, 1, id, created_at from message
+       ${COUNTED_IN_CONVERSATION}
+     ), event as (
+       insert into compliance_events (workspace_id, environment, event_type, actor_key_id, line_id, phone_number, metadata, created_at)
+       select workspace_id, environment, 'sms_sent', actor_key_id, line_id, to_number, cast(:event_metadata as jsonb), created_at from message
+     ), ${completionWriteSql('exists (select 1 from message)')}
+   select fence.ok as fenced, held.outcome, held.hold_id, held.hold_cents, held.available_cents, message.*
+     from idem_fence fence left join held on true left join message on true`,
+  RECORD_OUTBOUND_BINDINGS,
+);
+
+/** What the statement answered: the hold's outcome (../billing/holds.ts) and, when held, the stored message. */
+export type OutboundRecorded = HoldStatementRow & { message: MessageRow | null };
+
+/**
+ * Records an outbound message as `recordOutboundStatement` does, with `capsChecked` for the hold (`placeHoldBy`).
+ * Throws `IdempotencyLeaseLostError` when the request's idempotency record was taken over (nothing written).
+ */
+export async function recordOutboundMessage(db: Knex, input: OutboundRecording, capsChecked: boolean): Promise<OutboundRecorded> {
+  const { message, hold } = input;
+  const values: Record<string, unknown> = {
+    workspace: message.workspace_id,
+    environment: message.environment,
+    hold_key: hold.keyId,
+    reference: hold.reference,
+    amount: hold.amountCents,
+    at: message.created_at,
+    caps_checked: capsChecked,
+    id: message.id,
+    line: message.line_id,
+    actor_key: message.actor_key_id,
+    origin: message.origin,
+    from_number: message.from_number,
+    to_number: message.to_number,
+    body: message.body,
+    segments: message.segments,
+    status: message.status,
+    authorization_basis: message.authorization_basis,
+    consent_id: message.consent_id,
+    event_metadata: JSON.stringify(input.eventMetadata),
+  };
+  const answer = completionValues(input.answer);
+  COMPLETION_BINDINGS.forEach((name, i) => (values[name] = answer[i]));
+  const [row] = await recordOutboundStatement<HoldStatementRow & { fenced: boolean } & Partial<MessageRow>>(
+    db,
+    RECORD_OUTBOUND_BINDINGS.map((name) => values[name]),
+  );
+  const { fenced, outcome, hold_id, hold_cents, available_cents, ...stored } = row;
+  if (!fenced) throw new IdempotencyLeaseLostError(input.answer!.lease.recordId);
+  return { outcome, hold_id, hold_cents, available_cents, message: stored.id ? (stored as MessageRow) : null };
 }
 
 /**
