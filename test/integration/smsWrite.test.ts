@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { placeHold, releaseHold } from '../../src/domain/billing/holds';
 import { balanceOf } from '../../src/domain/billing/ledger';
+import { claimIdempotencyKey, IdempotencyLeaseLostError } from '../../src/domain/idempotency/store';
+import { failUnsentMessage, recordOutboundMessage, type OutboundRecording } from '../../src/domain/messages/store';
 import { webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
@@ -164,5 +166,62 @@ describe('the SMS write', () => {
     expect(closed.body.error.code).toBe('conversation_window_expired');
     expect(await written(line.id, number)).toEqual(before);
     expect(await h.db('messages').where({ line_id: other.id })).toHaveLength(0);
+  });
+
+  it('a request whose idempotency lease was taken over writes nothing: no hold, no message, the record left to its holder', async () => {
+    const line = await lines.create();
+    const number = '+14155550185';
+    await consent.record(line.id, number, 'explicit_outbound', 'api');
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Opens the account' })).status).toBe(201);
+    const before = await written(line.id, number);
+    const identity = { principalKeyId: crypto.randomUUID(), scope: 'test', idempotencyKey: crypto.randomUUID(), fingerprint: 'f' };
+    const claim = await claimIdempotencyKey(h.db, identity, new Date());
+    if (claim.kind !== 'owned') throw new Error(`claim ${claim.kind}`);
+    const record = () => h.db('idempotency_keys').where({ id: claim.lease.recordId }).first();
+
+    const messageId = crypto.randomUUID();
+    const at = new Date();
+    const recording = (leaseToken: string): OutboundRecording => ({
+      message: {
+        id: messageId,
+        workspace_id: tenant.workspaceId,
+        environment: 'test',
+        line_id: line.id,
+        actor_key_id: null,
+        direction: 'outbound',
+        origin: 'customer',
+        from_number: line.phone_number,
+        to_number: number,
+        body: 'Fenced',
+        segments: 1,
+        status: 'queued',
+        carrier_message_id: null,
+        authorization_basis: 'explicit_consent',
+        consent_id: null,
+        created_at: at,
+      },
+      hold: { tenant: account(), keyId: null, reference: `sms:${messageId}`, amountCents: 1, at },
+      eventMetadata: { message_id: messageId },
+      answer: { lease: { ...claim.lease, leaseToken }, status: 201, body: { id: messageId }, at },
+    });
+    // Another request took the record over (its token is not this one's): nothing is held or written.
+    await expect(recordOutboundMessage(h.db, recording(crypto.randomUUID()), false)).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
+    expect(await written(line.id, number)).toEqual(before);
+    expect(await record()).toMatchObject({ state: 'in_progress', lease_token: claim.lease.leaseToken, response_body: null });
+
+    // With the lease it holds, the same statement writes everything and completes the record.
+    const recorded = await recordOutboundMessage(h.db, recording(claim.lease.leaseToken), false);
+    expect(recorded).toMatchObject({
+      outcome: 'held',
+      hold_cents: '1',
+      message: { id: messageId, status: 'queued', remote_number: number },
+    });
+    const now = await written(line.id, number);
+    expect(now.messages.map((m) => m.id)).toEqual([...before.messages.map((m) => m.id), messageId]);
+    expect(now.conversation).toMatchObject({ message_count: 2, last_message_id: messageId });
+    expect(now.events).toHaveLength(2);
+    expect(await record()).toMatchObject({ state: 'completed', response_status: 201, response_body: { id: messageId } });
+    // Recorded here, not handed over: failed now, so that no dispatch sweep of another test in this database sends it.
+    await failUnsentMessage(h.db, { messageId, tenant: account(), at: new Date() });
   });
 });
