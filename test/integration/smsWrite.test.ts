@@ -158,6 +158,13 @@ describe('the SMS write', () => {
     const optedOut = await messages.send({ line_id: line.id, to: number, text: 'Opted out' });
     expect(optedOut.status).toBe(403);
     expect(optedOut.body.error.code).toBe('number_opted_out');
+    // The line comes first (it is read with the destination): another tenant's line is not found, a suspended one is not active.
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Not yours' }, { key: tenant.keys.live })).status).toBe(404);
+    await h.db('lines').where({ id: line.id }).update({ status: 'suspended' });
+    const suspended = await messages.send({ line_id: line.id, to: number, text: 'Suspended' });
+    expect(suspended.status).toBe(409);
+    expect(suspended.body.error.code).toBe('line_not_active');
+    await h.db('lines').where({ id: line.id }).update({ status: 'active' });
     // With the opt-out gone, another line of the workspace still has no window with the number.
     const other = await lines.create();
     await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, phone_number: number }).del();

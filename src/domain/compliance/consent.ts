@@ -131,7 +131,7 @@ export async function revokeConsents(
 /**
  * The active consent of a type for (line, number), newest grant first, as a query with named bindings `:workspace`,
  * `:environment`, `:line`, `:to` and `:consent_type`: `activeConsent` runs it, and the SMS preflight's one statement
- * reads it (../messages/store.ts `smsDestination`).
+ * reads it (../messages/store.ts `smsLineAndDestination`).
  */
 export const ACTIVE_CONSENT_SQL = `select * from consents
    where workspace_id = :workspace and environment = :environment and line_id = :line and phone_number = :to

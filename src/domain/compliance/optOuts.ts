@@ -25,7 +25,7 @@ export function optOutsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
 
 /**
  * Whether the tenant's number `:to` opted out, as an SQL condition with named bindings `:workspace`, `:environment` and
- * `:to`: `isOptedOut` asks it, and so does the SMS preflight's one statement (../messages/store.ts `smsDestination`).
+ * `:to`: `isOptedOut` asks it, and so does the SMS preflight's one statement (../messages/store.ts `smsLineAndDestination`).
  */
 export const OPTED_OUT_SQL = `exists (select 1 from opt_outs where workspace_id = :workspace and environment = :environment and phone_number = :to)`;
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { containingPattern } from '../../platform/db/textMatch';
 import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
-import { queryPrepared } from '../../platform/db/prepared';
+import { preparedStatement } from '../../platform/db/prepared';
 import { CARRIER_ERROR, carrierRefusalMessage, type CarrierProviderName, type CarrierRefusal } from '../carriers/rules';
 import type { Environment } from '../keys/format';
 import {
@@ -106,14 +106,17 @@ export async function unreleasedLinesOf(db: Db | Knex.Transaction, tenant: Tenan
     .whereNot({ status: 'released' });
 }
 
+/**
+ * The tenant's line by id, with named bindings `:line`, `:workspace` and `:environment`: `findLine` runs it, and the SMS
+ * preflight's one statement reads it with the destination (../messages/store.ts `smsLineAndDestination`).
+ */
+export const LINE_BY_ID_SQL = 'select * from lines where id = :line and workspace_id = :workspace and environment = :environment';
+
+const findLineStatement = preparedStatement('lines_find_by_id', LINE_BY_ID_SQL, ['line', 'workspace', 'environment']);
+
 /** On every line's GET and most line-scoped requests: a prepared statement (src/platform/db/prepared.ts). */
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
-  const [row] = await queryPrepared<LineRow>(
-    db,
-    'lines_find_by_id',
-    'select * from lines where id = $1 and workspace_id = $2 and environment = $3',
-    [id, tenant.workspaceId, tenant.environment],
-  );
+  const [row] = await findLineStatement<LineRow>(db, [id, tenant.workspaceId, tenant.environment]);
   return row;
 }
 

@@ -12,7 +12,7 @@ import {
   IdempotencyLeaseLostError,
   type IdempotencyCompletion,
 } from '../idempotency/store';
-import type { Tenant } from '../lines/store';
+import { LINE_BY_ID_SQL, type LineRow, type Tenant } from '../lines/store';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { advancesStatus, isWindowOpen, MESSAGE_STATUSES, type MessageStatus } from './rules';
 
@@ -156,15 +156,16 @@ export interface SmsDestination {
 }
 
 /**
- * The destination's reads in one statement, prepared once per connection: the opt-out (../compliance/optOuts.ts), the
- * last inbound SMS from `to` to the line (`messages_last_inbound`) and the active `explicit_outbound` consent for the
- * pair (../compliance/consent.ts).
+ * The line and its destination's reads in one statement, prepared once per connection: the tenant's line
+ * (../lines/store.ts), whether `to` opted out (../compliance/optOuts.ts), the last inbound SMS from `to` to the line
+ * (`messages_last_inbound`) and the active `explicit_outbound` consent for the pair (../compliance/consent.ts). No row
+ * when the tenant has no such line.
  */
-const smsDestinationStatement = preparedStatement(
-  'sms_destination',
-  `select ${OPTED_OUT_SQL} as opted_out, inbound.id as inbound_id, inbound.created_at as inbound_at,
-          (select consent.id from (${ACTIVE_CONSENT_SQL}) consent) as consent_id
-     from (select 1) one
+const smsLineAndDestinationStatement = preparedStatement(
+  'sms_line_destination',
+  `select line.*, ${OPTED_OUT_SQL} as sms_opted_out, inbound.id as sms_inbound_id, inbound.created_at as sms_inbound_at,
+          (select consent.id from (${ACTIVE_CONSENT_SQL}) consent) as sms_consent_id
+     from (${LINE_BY_ID_SQL}) line
      left join lateral (
        select id, created_at from messages
         where workspace_id = :workspace and environment = :environment and line_id = :line and remote_number = :to and direction = 'inbound'
@@ -174,24 +175,30 @@ const smsDestinationStatement = preparedStatement(
 );
 
 /**
- * Whether `to` opted out, and why an outbound SMS from `lineId` to `to` may be sent at `now`, or null when it may not
- * (`conversation_window_expired`): an inbound SMS from `to` to the line less than 24 hours ago, else an active
- * `explicit_outbound` consent for the pair. `implied_inbound` and revoked consents do not count. One round trip.
+ * The tenant's line `lineId` (undefined when it has none), whether `to` opted out, and why an outbound SMS from the
+ * line to `to` may be sent at `now`, or null when it may not (`conversation_window_expired`): an inbound SMS from `to`
+ * to the line less than 24 hours ago, else an active `explicit_outbound` consent for the pair. `implied_inbound` and
+ * revoked consents do not count. One round trip; the caller refuses in its own order (../outbound/preflight.ts).
  */
-export async function smsDestination(db: Knex, tenant: Tenant, lineId: string, to: string, now: Date): Promise<SmsDestination> {
-  const [found] = await smsDestinationStatement<{
-    opted_out: boolean;
-    inbound_id: string | null;
-    inbound_at: Date | null;
-    consent_id: string | null;
-  }>(db, [tenant.workspaceId, tenant.environment, lineId, to, 'explicit_outbound']);
+export async function smsLineAndDestination(
+  db: Knex,
+  tenant: Tenant,
+  lineId: string,
+  to: string,
+  now: Date,
+): Promise<{ line: LineRow | undefined } & SmsDestination> {
+  const [found] = await smsLineAndDestinationStatement<
+    LineRow & { sms_opted_out: boolean; sms_inbound_id: string | null; sms_inbound_at: Date | null; sms_consent_id: string | null }
+  >(db, [tenant.workspaceId, tenant.environment, lineId, to, 'explicit_outbound']);
+  if (!found) return { line: undefined, optedOut: false, authorization: null };
+  const { sms_opted_out: optedOut, sms_inbound_id: inboundId, sms_inbound_at: inboundAt, sms_consent_id: consentId, ...line } = found;
   const authorization: SendAuthorization | null =
-    found.inbound_id && isWindowOpen(found.inbound_at, now)
-      ? { basis: 'inbound_window', inboundMessageId: found.inbound_id }
-      : found.consent_id
-        ? { basis: 'explicit_consent', consentId: found.consent_id }
+    inboundId && isWindowOpen(inboundAt, now)
+      ? { basis: 'inbound_window', inboundMessageId: inboundId }
+      : consentId
+        ? { basis: 'explicit_consent', consentId }
         : null;
-  return { optedOut: found.opted_out, authorization };
+  return { line, optedOut, authorization };
 }
 
 /** An outbound message to record with its hold, its `sms_sent` compliance event and its idempotent answer. */

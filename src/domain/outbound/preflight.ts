@@ -3,7 +3,7 @@ import { isOptedOut } from '../compliance/optOuts';
 import type { HoldRefusal } from '../billing/holds';
 import { restrictedLineIds } from '../keys/grants';
 import { findLine, type LineRow } from '../lines/store';
-import { smsDestination, type SendAuthorization } from '../messages/store';
+import { smsLineAndDestination, type SendAuthorization } from '../messages/store';
 import type { Db } from '../../platform/db/knex';
 import { toE164 } from '../../platform/phone';
 
@@ -73,7 +73,7 @@ export type ClearedOutbound<C extends OutboundChannel> = C extends 'sms'
 /**
  * A call's destination's own refusals, in order: `number_opted_out`, then `consent_required` on
  * compliance-enabled lines. Also what a call's transfer destination must pass (../calls/transfer.ts).
- * An SMS's (`number_opted_out`, then its window) are read in one statement (../messages/store.ts `smsDestination`).
+ * An SMS's (`number_opted_out`, then its window) are read in one statement (../messages/store.ts `smsLineAndDestination`).
  */
 export async function refuseDestination(
   db: Db,
@@ -106,19 +106,19 @@ export async function outboundPreflight<C extends OutboundChannel>(
   if (problem) refuseOutbound({ code: 'invalid_field', ...problem });
   const allowed = restrictedLineIds(actor.key);
   if (allowed && !allowed.includes(request.lineId)) refuseOutbound({ code: 'line_not_allowed', lineId: request.lineId });
-  const line = await findLine(db, actor, request.lineId);
+  // An SMS reads its line and its destination in one statement (the opt-out, the window, the consent), refused below in order.
+  const sms = request.channel === 'sms' ? await smsLineAndDestination(db, actor, request.lineId, to, request.now) : undefined;
+  const line = sms ? sms.line : await findLine(db, actor, request.lineId);
   if (!line) refuseOutbound({ code: 'line_not_found' });
   if (line.status !== 'active' || !line.phone_number) refuseOutbound({ code: 'line_not_active', lineStatus: line.status });
   const active = line as OutboundLine;
   // The spec's condition is the line's own URL: a workspace default_webhook_url receives events, not a call's conversation (D9).
   if (request.channel === 'call' && line.mode === 'webhook' && !line.webhook_url) refuseOutbound({ code: 'line_no_webhook' });
-  if (request.channel === 'call') {
+  if (!sms) {
     await refuseDestination(db, actor, line, to);
     return { to, line: active } as ClearedOutbound<C>;
   }
-  // An SMS's destination is read in one statement (the opt-out, the window, the consent); refused in the same order.
-  const { optedOut, authorization } = await smsDestination(db, actor, line.id, to, request.now);
-  if (optedOut) refuseOutbound({ code: 'number_opted_out' });
-  if (!authorization) refuseOutbound({ code: 'conversation_window_expired' });
-  return { to, line: active, authorization } as ClearedOutbound<C>;
+  if (sms.optedOut) refuseOutbound({ code: 'number_opted_out' });
+  if (!sms.authorization) refuseOutbound({ code: 'conversation_window_expired' });
+  return { to, line: active, authorization: sms.authorization } as ClearedOutbound<C>;
 }
