@@ -117,7 +117,7 @@ export interface DispatchLimits {
   maxWaiting: number;
 }
 
-export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = { batchMax: MESSAGE_BATCH_MAX, lingerMs: 50, concurrency: 4, maxWaiting: 20_000 };
+export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = { batchMax: MESSAGE_BATCH_MAX, lingerMs: 250, concurrency: 2, maxWaiting: 20_000 };
 
 /**
  * The API's background hand-over. Messages wait up to `lingerMs` to share a batch (at once when MESSAGE_BATCH_MAX
