@@ -115,7 +115,9 @@ export function createApp(deps: AppDeps): App {
       ? csvUpload(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxUploadBytes))
       : jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
     const auth = authenticate(route.auth, deps, { cache: keyCache, lastUsed });
-    const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
+    // A GET's body is never read (jsonBody passes GETs on), so a GET's chain has no body reader at all.
+    const bodyReader = route.method === 'get' ? [] : [readBody];
+    const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [...bodyReader, auth] : [auth, ...bodyReader];
     // Replays, conflicts and malformed requests are answered before the rate limit counts
     // the request: a limit meters work the service would do, not typos.
     if (route.idempotency)
@@ -133,9 +135,8 @@ export function createApp(deps: AppDeps): App {
   const hops = deps.config.trustProxyHops;
   const koa = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   koa.silent = true;
-  koa.use(closeWhileDraining(deps));
   koa.use(traceRequest());
-  koa.use(requestContext(deps.logger));
+  koa.use(requestContext(deps.logger, () => deps.draining?.() ?? false));
   koa.use(cors());
   koa.use(router.routes());
   koa.use(twilioCallbackRouter(deps).routes());
@@ -175,17 +176,6 @@ export function createApp(deps: AppDeps): App {
       keyCache.detach();
       await lastUsed.close();
     },
-  };
-}
-
-/** A draining process answers with `Connection: close`, so a client sends its next request to another instance. */
-function closeWhileDraining(deps: AppDeps): Koa.Middleware<AppState> {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      if (deps.draining?.()) ctx.set('Connection', 'close');
-    }
   };
 }
 

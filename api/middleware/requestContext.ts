@@ -10,9 +10,11 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Outermost middleware: assigns a request id (honouring a sane incoming `x-request-id`),
- * renders every failure as the error envelope, and writes one access-log line per request.
+ * renders every failure as the error envelope, and writes one access-log line per request
+ * (its fields are gathered only when `info` is logged). A draining process (`draining()` true)
+ * answers with `Connection: close`, so a client sends its next request to another instance.
  */
-export function requestContext(logger: Logger): Koa.Middleware<AppState> {
+export function requestContext(logger: Logger, draining?: () => boolean): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
@@ -35,19 +37,21 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       httpRequestDuration.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, ms / 1000);
-      ctx.state.log.info(
-        {
-          method: ctx.method,
-          path: ctx.state.loggedPath ?? ctx.path,
-          route,
-          status: ctx.status,
-          ms: Math.round(ms * 10) / 10,
-          workspace_id: ctx.state.principal?.workspaceId,
-          key_id: ctx.state.principal?.key.id,
-          error_code: ctx.status >= 400 ? (ctx.body as { error?: { code?: string } } | undefined)?.error?.code : undefined,
-        },
-        'request',
-      );
+      if (draining?.()) ctx.set('Connection', 'close');
+      if (ctx.state.log.isLevelEnabled('info'))
+        ctx.state.log.info(
+          {
+            method: ctx.method,
+            path: ctx.state.loggedPath ?? ctx.path,
+            route,
+            status: ctx.status,
+            ms: Math.round(ms * 10) / 10,
+            workspace_id: ctx.state.principal?.workspaceId,
+            key_id: ctx.state.principal?.key.id,
+            error_code: ctx.status >= 400 ? (ctx.body as { error?: { code?: string } } | undefined)?.error?.code : undefined,
+          },
+          'request',
+        );
     }
   };
 }

@@ -110,6 +110,8 @@ export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
 /** The compiled checks of one operation's path, query and body. */
 export interface OperationValidators {
   pathParams: PathParameter[];
+  /** The operation declares no query parameter (an empty query string then has nothing to check or default). */
+  noQueryParams: boolean;
   validatePath: ValidateFunction;
   validateQuery: ValidateFunction;
   bodySpec: OperationDoc['requestBody'];
@@ -133,6 +135,7 @@ export function compileOperation(operation: OperationDoc): OperationValidators {
   const bodySpec = op.requestBody;
   return {
     pathParams,
+    noQueryParams: queryParams.length === 0,
     validatePath: bodyAjv.compile(pathSchema),
     validateQuery: queryAjv.compile(querySchema),
     bodySpec,
@@ -144,14 +147,19 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
   // Compiled once, on the first request: the document is fixed for the life of the process.
   let compiled: OperationValidators | undefined;
   return async (ctx, next) => {
-    const { pathParams, validatePath, validateQuery, bodySpec, validateBody } = (compiled ??= compileOperation(operation));
+    const { pathParams, noQueryParams, validatePath, validateQuery, bodySpec, validateBody } = (compiled ??= compileOperation(operation));
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
     // An id that cannot exist is simply not found: no hint about the id format of other tenants.
     if (!validatePath(params)) throw pathNotFound(pathParams, validatePath.errors);
-    const query: Record<string, unknown> = { ...ctx.query };
-    if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
-    refuseNulCharacters(query);
-    ctx.state.query = query;
+    if (noQueryParams && ctx.querystring === '') {
+      // Nothing to parse, check or default (most GETs of one resource).
+      ctx.state.query = {};
+    } else {
+      const query: Record<string, unknown> = { ...ctx.query };
+      if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
+      refuseNulCharacters(query);
+      ctx.state.query = query;
+    }
 
     if (validateBody) {
       if (ctx.state.body === undefined) {

@@ -5,6 +5,7 @@ import { FAILURE_CONVERTER_PATH } from '../codecs/failureConverter';
 import { payloadEncryptionCodec, PAYLOAD_KEY_SETTING } from '../codecs/payloadEncryption';
 import { requireSetting, type Config, type TemporalTlsSettings } from '../config';
 import { tracingClientInterceptors } from '../tracing/temporal';
+import { releaseCallContext } from './callContext';
 
 /**
  * Starts, signals and updates carry the caller's trace context when this process traces; every
@@ -17,6 +18,8 @@ export async function connectTemporalClient(
   tls?: TLSConfig,
 ): Promise<Client> {
   const connection = await Connection.connect({ address, tls });
+  // Connecting left the client's call-context storage live, and with it async_hooks for the whole process (callContext.ts).
+  releaseCallContext(connection);
   return new Client({
     connection,
     namespace,

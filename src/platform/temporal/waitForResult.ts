@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { withCallContext } from './callContext';
 
 /**
  * Waits at most `ms` for a workflow's result. Past that the long poll is cancelled, so no
@@ -13,7 +14,10 @@ export async function waitForResult<R>(
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), ms);
   try {
-    return { finished: true, result: await client.withAbortSignal(stop.signal, () => handle.result()) };
+    return {
+      finished: true,
+      result: await withCallContext(client.connection, () => client.withAbortSignal(stop.signal, () => handle.result())),
+    };
   } catch (err) {
     if (stop.signal.aborted) return { finished: false };
     throw err;
