@@ -12,7 +12,6 @@ import { creditAccount } from '../support/ledger';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
-import { BUILD_DIR_ENV } from '../support/workflowBundle';
 import { createCurrentSecret, sealingKeyOf } from '../../src/domain/lines/secrets';
 
 /** The campaign's retry policy: one more attempt for the busy and the unanswered, a second later. */
@@ -54,19 +53,10 @@ describe('a 1,000-contact campaign through kill -9 of the worker and the API', (
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 
-  /**
-   * The run's production build (test/support/workflowBundle.ts), as the image runs it: plain node, no tsx compiling the
-   * sources at each of the four starts (about 2 CPU-seconds and 5 s each on two cores).
-   */
-  const build = { build: process.env[BUILD_DIR_ENV] };
   const spawnWorker = () =>
-    h.spawnWorkerProcess(
-      path.join(logDir, 'worker.log'),
-      { PUBLIC_BASE_URL: apiUrl, LOG_LEVEL: process.env.KEEP_LOGS ? 'info' : 'warn' },
-      build,
-    );
+    h.spawnWorkerProcess(path.join(logDir, 'worker.log'), { PUBLIC_BASE_URL: apiUrl, LOG_LEVEL: process.env.KEEP_LOGS ? 'info' : 'warn' });
   const spawnApi = async () => {
-    const started = h.spawnApiProcess(path.join(logDir, 'api.log'), apiPort, { LOG_LEVEL: process.env.KEEP_LOGS ? 'info' : 'warn' }, build);
+    const started = h.spawnApiProcess(path.join(logDir, 'api.log'), apiPort, { LOG_LEVEL: process.env.KEEP_LOGS ? 'info' : 'warn' });
     await waitForPort('127.0.0.1', apiPort, 60_000, started);
     return started;
   };
