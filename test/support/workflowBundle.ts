@@ -5,11 +5,11 @@ import { buildProduction, type BuildResult } from '../../dev/build';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { projectRoot } from '../../src/platform/config';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
+import { BUILD_DIR_ENV } from './buildDir';
 
 type SetupGlobals = { __switchboardBuild?: Promise<BuildResult> };
 
-/** Where the run's production build is (its root: `src/main/api.js`, `workflow-bundle.js`), for the tests that run it. */
-export const BUILD_DIR_ENV = 'SWITCHBOARD_BUILD_DIR';
+export { BUILD_DIR_ENV } from './buildDir';
 
 /**
  * The production build (`npm run build`, dev/build.ts), made once per `npm test` into a temporary directory beside a
