@@ -24,7 +24,7 @@ import { toE164 } from '../../src/platform/phone';
  * validation, then the use case's own (src/domain/messages/send.ts): the line (scope, 404,
  * `line_not_active`), `number_opted_out`, `conversation_window_expired`, then the hold for its
  * price (`agent_cap_exceeded`, `insufficient_credits`). Accepted messages are answered once recorded and sent by
- * `sendMessageWorkflow`, started off the request (src/domain/messages/dispatch.ts).
+ * their batch's `sendMessageBatchWorkflow`, started off the request (src/domain/messages/dispatch.ts).
  */
 
 /**

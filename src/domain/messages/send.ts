@@ -17,7 +17,7 @@ export interface SendMessageRequest {
  * Sends an SMS from a line (spec "SMS and conversations"). Refuses (`OutboundRefusedError`) in a
  * fixed order, each check only after the previous passed: the outbound preflight (number, a blank
  * text, line, `number_opted_out`, `conversation_window_expired`), then the hold for its price.
- * The message is stored `queued` with its compliance record and answered; `sendMessageWorkflow` sends it.
+ * The message is stored `queued` with its compliance record and answered; its batch's send workflow sends it (./dispatch.ts).
  * The hold, the message, its conversation's count, its compliance record and `answer` (the request's idempotent
  * answer) are one statement (./store.ts `recordOutboundMessage`): all of them commit, or none (a refused hold).
  */
