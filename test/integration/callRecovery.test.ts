@@ -5,10 +5,10 @@ import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/s
 import { EgressPolicy } from '../../src/platform/net/egress';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { placeHold } from '../../src/domain/billing/holds';
-import { insertMessage } from '../../src/domain/messages/store';
 import { ensureSchedules, MESSAGE_DISPATCH_SCHEDULE_ID, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
 import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
+import { insertQueuedMessage } from '../support/messageRows';
 import { useSuite } from '../support/suite';
 import { workflowIds } from '../../workflows/definitions/ids';
 
@@ -167,29 +167,7 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
   it('the sweeper fails a queued message that got no workflow within its 10-hour validity and releases its hold; one with a workflow is left alone', async () => {
     const line = await lines.create();
     const at = new Date(Date.now() - 11 * 60 * 60_000);
-    const queued = async () => {
-      const id = crypto.randomUUID();
-      await insertMessage(h.db, {
-        id,
-        workspace_id: tenant.workspaceId,
-        environment: 'test',
-        line_id: line.id,
-        actor_key_id: null,
-        direction: 'outbound',
-        origin: 'customer',
-        from_number: line.phone_number,
-        to_number: '+14155550142',
-        body: 'Hello',
-        segments: 1,
-        status: 'queued',
-        carrier_message_id: null,
-        authorization_basis: null,
-        consent_id: null,
-        created_at: at,
-      });
-      await placeHold(h.db, { tenant: test(), keyId: null, reference: `sms:${id}`, amountCents: 1, at });
-      return id;
-    };
+    const queued = () => insertQueuedMessage(h.db, { workspaceId: tenant.workspaceId, line, to: '+14155550142', at });
     const orphan = await queued();
     const owned = await queued();
     // This one has a workflow (still waiting for a worker): the sweeper leaves it to it.

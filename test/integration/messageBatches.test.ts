@@ -1,10 +1,8 @@
-import crypto from 'node:crypto';
-import { placeHold } from '../../src/domain/billing/holds';
-import { insertMessage } from '../../src/domain/messages/store';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { SendMessageBatchResult } from '../../workflows/definitions/messages';
 import { webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
+import { insertQueuedMessage } from '../support/messageRows';
 import { simulator } from '../support/simulatorControl';
 import { TemporalFaults } from '../support/temporalFaults';
 import { useSuite } from '../support/suite';
@@ -120,35 +118,7 @@ describe('SMS send batches', () => {
   it('the sweep leaves a stranded message from before batches to its own workflow, and batches one that has none', async () => {
     const line = await lines.create();
     const at = new Date(Date.now() - 60_000);
-    const queued = async () => {
-      const id = crypto.randomUUID();
-      await insertMessage(h.db, {
-        id,
-        workspace_id: tenant.workspaceId,
-        environment: 'test',
-        line_id: line.id,
-        actor_key_id: null,
-        direction: 'outbound',
-        origin: 'customer',
-        from_number: line.phone_number,
-        to_number: '+14155550180',
-        body: 'Hello',
-        segments: 1,
-        status: 'queued',
-        carrier_message_id: null,
-        authorization_basis: null,
-        consent_id: null,
-        created_at: at,
-      });
-      await placeHold(h.db, {
-        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
-        keyId: null,
-        reference: `sms:${id}`,
-        amountCents: 1,
-        at,
-      });
-      return id;
-    };
+    const queued = () => insertQueuedMessage(h.db, { workspaceId: tenant.workspaceId, line, to: '+14155550180', at });
     const legacy = await queued();
     const stranded = await queued();
     // The legacy message's own workflow exists (its start's answer was lost): it must not be sent a second time.

@@ -6,6 +6,7 @@ import { failUnsentMessage, recordOutboundMessage, type OutboundRecording } from
 import { webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
+import { queuedOutboundMessage } from '../support/messageRows';
 import { useSuite } from '../support/suite';
 
 /**
@@ -189,24 +190,15 @@ describe('the SMS write', () => {
     const messageId = crypto.randomUUID();
     const at = new Date();
     const recording = (leaseToken: string): OutboundRecording => ({
-      message: {
+      message: queuedOutboundMessage({
         id: messageId,
-        workspace_id: tenant.workspaceId,
-        environment: 'test',
-        line_id: line.id,
-        actor_key_id: null,
-        direction: 'outbound',
-        origin: 'customer',
-        from_number: line.phone_number,
-        to_number: number,
+        workspaceId: tenant.workspaceId,
+        line,
+        to: number,
+        at,
         body: 'Fenced',
-        segments: 1,
-        status: 'queued',
-        carrier_message_id: null,
-        authorization_basis: 'explicit_consent',
-        consent_id: null,
-        created_at: at,
-      },
+        authorizationBasis: 'explicit_consent',
+      }),
       hold: { tenant: account(), keyId: null, reference: `sms:${messageId}`, amountCents: 1, at },
       eventMetadata: { message_id: messageId },
       answer: { lease: { ...claim.lease, leaseToken }, status: 201, body: { id: messageId }, at },
