@@ -41,11 +41,8 @@ export function useSuite(options: SuiteOptions = {}): Suite {
   let receiver: Receiver | undefined;
   beforeAll(async () => {
     const overrides = typeof options.overrides === 'function' ? options.overrides() : options.overrides;
-    harness = await startHarness(overrides, {
-      apiTemporal: options.apiTemporal,
-      apiLog: options.apiLog,
-      messageBatching: options.messageBatching,
-    });
+    // The suite's options are the harness's and more (SuiteOptions extends HarnessOptions): the harness reads its own.
+    harness = await startHarness(overrides, options);
     Object.assign(suite.h, harness);
     if (options.worker) await harness.startWorker();
     if (options.receiver) Object.assign(suite.receiver, (receiver = await startReceiver()));

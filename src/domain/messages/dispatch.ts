@@ -18,7 +18,14 @@ import type { Db } from '../../platform/db/knex';
 import type { Logger } from '../../platform/logger';
 import { startResolvingAmbiguity } from '../../platform/temporal/starts';
 import { workflowState } from '../../platform/temporal/workflowState';
-import { claimMessagesForBatch, markMessagesDispatched, undispatchedMessages, unconfirmedBatchMessages, type MessageRow } from './store';
+import {
+  claimMessagesForBatch,
+  markMessagesDispatched,
+  undispatchedMessages,
+  unconfirmedBatchMessages,
+  type MessageRow,
+  type UndispatchedMessage,
+} from './store';
 
 /** How long a queued message may wait for its send workflow before it is not sent at all (a carrier's 10-hour validity). */
 export const MESSAGE_VALIDITY_MS = 10 * 60 * 60_000;
@@ -57,9 +64,20 @@ export function sendMessageInput(message: MessageRow, chargeCents: number): Send
   };
 }
 
+/** A stranded message's input, priced at what is held for it. */
+function heldMessageInput(message: UndispatchedMessage): SendMessageInput {
+  return sendMessageInput(message, message.held_cents);
+}
+
 interface DispatchOutcome {
   dispatched: number;
   unconfirmed: number;
+}
+
+/** Adds `outcome` into `total` (one dispatch's counts into a run's). */
+function addOutcome(total: DispatchOutcome, outcome: DispatchOutcome): void {
+  total.dispatched += outcome.dispatched;
+  total.unconfirmed += outcome.unconfirmed;
 }
 
 /** Starts a claimed batch's workflow (once: its id is the batch's) and records a confirmed start. */
@@ -97,9 +115,7 @@ export async function dispatchMessages(deps: DispatchDeps, inputs: readonly Send
     );
     const messages = chunk.filter((input) => claimed.has(input.messageId));
     if (messages.length === 0) continue;
-    const outcome = await startBatch(deps, { batchId, messages });
-    total.dispatched += outcome.dispatched;
-    total.unconfirmed += outcome.unconfirmed;
+    addOutcome(total, await startBatch(deps, { batchId, messages }));
   }
   return total;
 }
@@ -223,29 +239,21 @@ export async function dispatchStrandedMessages(deps: DispatchDeps): Promise<Disp
     limit: SWEEP_BATCH,
   });
   const total: DispatchOutcome = { dispatched: 0, unconfirmed: 0 };
-  const add = (outcome: DispatchOutcome) => {
-    total.dispatched += outcome.dispatched;
-    total.unconfirmed += outcome.unconfirmed;
-  };
   const batchIds = new Set(stranded.flatMap((message) => (message.dispatch_batch_id ? [message.dispatch_batch_id] : [])));
   for (const batchId of batchIds) {
     const messages = await unconfirmedBatchMessages(deps.db, batchId);
-    add(await startBatch(deps, { batchId, messages: messages.map((message) => sendMessageInput(message, message.held_cents)) }));
+    addOutcome(total, await startBatch(deps, { batchId, messages: messages.map(heldMessageInput) }));
   }
   const unclaimed = [];
+  const ownWorkflow: string[] = [];
   for (const message of stranded.filter((candidate) => !candidate.dispatch_batch_id)) {
-    if ((await workflowState(deps.temporal, workflowIds.sendMessage(message.id))) === 'missing') unclaimed.push(message);
-    else {
-      await markMessagesDispatched(deps.db, [message.id], deps.now());
-      add({ dispatched: 1, unconfirmed: 0 });
-    }
+    const state = await workflowState(deps.temporal, workflowIds.sendMessage(message.id));
+    if (state === 'missing') unclaimed.push(message);
+    else ownWorkflow.push(message.id);
   }
-  add(
-    await dispatchMessages(
-      deps,
-      unclaimed.map((message) => sendMessageInput(message, message.held_cents)),
-    ),
-  );
+  await markMessagesDispatched(deps.db, ownWorkflow, deps.now());
+  addOutcome(total, { dispatched: ownWorkflow.length, unconfirmed: 0 });
+  addOutcome(total, await dispatchMessages(deps, unclaimed.map(heldMessageInput)));
   if (stranded.length > 0) deps.log.warn({ ...total, stranded: stranded.length }, 'dispatch sweep started stranded messages');
   return total;
 }
