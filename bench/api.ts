@@ -26,7 +26,7 @@ import Koa from 'koa';
 import pg from 'pg';
 import { createApp } from '../api/app';
 import { intFromEnv, loadConfig, type Config } from '../src/platform/config';
-import { createDb } from '../src/platform/db/knex';
+import { API_DB_POOLS, createDb } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../dev/infra/stack';
 import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
@@ -222,7 +222,7 @@ async function main(): Promise<number> {
 
     const config: Config = { ...loadConfig(), databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress };
     // Same pool size as the production API process (src/main/api.ts).
-    const db = createDb(stack.databaseUrl, { max: 20 });
+    const db = createDb(stack.databaseUrl, API_DB_POOLS);
     cleanups.push(() => db.destroy());
     const temporal = await connectTemporalClient(
       stack.temporalAddress,

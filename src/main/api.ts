@@ -7,7 +7,7 @@ import { recordingOpener } from './carrierRecordings';
 import { recordingStoreFromConfig } from './recordingStore';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
-import { createDb } from '../platform/db/knex';
+import { API_DB_POOLS, createDb } from '../platform/db/knex';
 import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
@@ -27,7 +27,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   for (const old of deprecatedSettings(config)) logger.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
-  const db = createDb(databaseUrl, { max: 20 });
+  const db = createDb(databaseUrl, API_DB_POOLS);
   const temporal = await connectDeploymentTemporal(config);
   let draining = false;
   const app = createApp({

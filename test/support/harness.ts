@@ -166,7 +166,8 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     smtpUrl: mail.url,
     ...overrides,
   };
-  const db = createDb(config.databaseUrl!, { max: 10 });
+  // As the API's: prepared statements on a pool of their own (API_DB_POOLS), the rest on knex's.
+  const db = createDb(config.databaseUrl!, { max: 10, statements: 4 });
   const recordingStore = recordingStoreFromConfig(config);
   // Payloads encrypted as in production (TEMPORAL_PAYLOAD_KEY from the global setup, or the test's override).
   const payloadCodec = payloadCodecOf(config);

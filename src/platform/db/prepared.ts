@@ -1,13 +1,43 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from './knex';
+import type pg from 'pg';
+
+/** The statement pool of each database handle that has one (createDb's `statements`). */
+const statementPools = new WeakMap<Knex, pg.Pool>();
 
 /**
- * A hot read as a named prepared statement on one of the knex pool's connections: Postgres parses and plans `text`
- * once per connection (pg keeps the names it has prepared per client), and knex's query building is skipped. Only for
- * fixed statements on the request path; `name` must be unique per `text`. Rows come back parsed as knex returns them.
+ * Gives `db` a pool of raw pg connections for its prepared statements, closed by `db.destroy()` before knex's own.
+ * Why a pool of its own: acquiring a connection through knex (tarn, with a timer per acquire) cost 15–35 µs of the
+ * API's CPU per statement, about a tenth of a cached GET (docs/performance.md, issue 33).
  */
-export async function queryPrepared<Row>(db: Db, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+export function attachStatementPool(db: Knex, pool: pg.Pool): void {
+  statementPools.set(db, pool);
+  const destroyKnex = db.destroy.bind(db) as () => Promise<void>;
+  let ended: Promise<void> | undefined;
+  const destroy = async (callback?: (err?: unknown) => void): Promise<void> => {
+    try {
+      ended ??= pool.end();
+      await ended;
+      await destroyKnex();
+      callback?.();
+    } catch (err) {
+      if (!callback) throw err;
+      callback(err);
+    }
+  };
+  // knex defines `destroy` as a read-only (configurable) property of the instance.
+  Object.defineProperty(db, 'destroy', { value: destroy, configurable: true });
+}
+
+/**
+ * A hot statement as a named prepared statement: Postgres parses and plans `text` once per connection (pg keeps the
+ * names it has prepared per client), and knex's query building is skipped. It runs on the handle's statement pool
+ * when it has one, else on one of the knex pool's connections. Only for fixed statements on the request path; `name`
+ * must be unique per `text`. Rows come back parsed as knex returns them.
+ */
+export async function queryPrepared<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const pool = statementPools.get(db);
+  if (pool) return (await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows;
   const connection = (await db.client.acquireConnection()) as {
     query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: Row[] }>;
   };
@@ -23,7 +53,7 @@ export async function queryPrepared<Row>(db: Db, name: string, text: string, val
  * and the name is `prefix` plus a digest of that text, so a statement built in a few shapes gets one name per shape.
  * Never inside a transaction: it runs on a connection of its own from the pool.
  */
-export async function queryPreparedRaw<Row>(db: Db, prefix: string, sql: string, bindings: readonly Knex.RawBinding[]): Promise<Row[]> {
+export async function queryPreparedRaw<Row>(db: Knex, prefix: string, sql: string, bindings: readonly Knex.RawBinding[]): Promise<Row[]> {
   const native = db
     .raw(sql, bindings as Knex.RawBinding[])
     .toSQL()
@@ -51,7 +81,7 @@ export function preparedStatement(name: string, sql: string, names?: readonly st
       const bindings = names ? Object.fromEntries(names.map((key, i) => [key, values[i]])) : values;
       return (await db.raw(sql, bindings as Knex.RawBinding[] | Knex.ValueDict)).rows as Row[];
     }
-    return queryPrepared<Row>(db as Db, name, text, values);
+    return queryPrepared<Row>(db, name, text, values);
   };
 }
 
