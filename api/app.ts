@@ -1,7 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { ApiError } from './errors';
@@ -27,7 +26,8 @@ import { oauthRouter } from './oauth/router';
 import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
-import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routeTable';
+import { ResourceRouters } from './resourceRouters';
+import { DEFAULT_BODY_LIMIT_BYTES, type RouteAuth, type RouteDef } from './routeTable';
 import { MessageDispatcher } from '../src/domain/messages/dispatch';
 
 export const API_VERSION = '0.5.10.0';
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): App {
   );
   let listener: KeyChangeListener | undefined;
 
-  const router = new Router<AppState>();
+  const router = new ResourceRouters();
   const concrete = concretePaths(routes);
   for (const route of routes.filter(servedBy(deps))) {
     const readBody = route.upload
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): App {
     if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {
       const own = path.includes('{') ? [notAConcretePath(concrete)] : [];
-      router[route.method](koaPath(path), ...own, ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
+      router.add(route.method, path, ...own, ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
     }
   }
 

@@ -20,7 +20,17 @@ export function requestContext(logger: Logger, draining?: () => boolean): Koa.Mi
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID_PATTERN.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    // The request's logger is made on first use: most requests log nothing at the default level, and a pino child
+    // costs a few µs per request (issue 33). A middleware may replace it with a child carrying more bindings.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (log ??= logger.child({ request_id: requestId })),
+      set: (value: Logger) => {
+        log = value;
+      },
+      enumerable: true,
+      configurable: true,
+    });
     ctx.set('x-request-id', requestId);
     try {
       await next();
@@ -38,7 +48,7 @@ export function requestContext(logger: Logger, draining?: () => boolean): Koa.Mi
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       httpRequestDuration.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, ms / 1000);
       if (draining?.()) ctx.set('Connection', 'close');
-      if (ctx.state.log.isLevelEnabled('info'))
+      if (logger.isLevelEnabled('info'))
         ctx.state.log.info(
           {
             method: ctx.method,
