@@ -37,6 +37,11 @@ export interface ClusterStackOptions {
    * one that exits unexpectedly. Without it nothing restarts: `onUnexpectedExit` hears of the first unexpected exit.
    */
   supervisor?: Supervisor;
+  /**
+   * A production build's root (`npm run build`): the simulator, workers and APIs run its JavaScript with plain node, as
+   * the image runs them. Without it, the sources under tsx.
+   */
+  build?: string;
   /** Without `supervisor`: a process ended that nobody asked to end (it stays down). */
   onUnexpectedExit?: (service: string, reason: string) => void;
 }
@@ -150,7 +155,7 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       const logFile = path.join(opts.logDir, `${name}.log`);
       const handle = await supervisor.start({
         name,
-        spawn: () => spawnService(entry, settings, logFile),
+        spawn: () => spawnService(entry, settings, logFile, { build: opts.build }),
         ready: port === undefined ? undefined : (child) => waitForPort('127.0.0.1', port, 60_000, child),
         logFile,
       });

@@ -5,6 +5,7 @@ import { CLUSTER_DATA_SUBDIR, DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig,
 import { generateSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { LOOPBACK_NETWORKS } from '../platform/net/egress';
+import { BUILD_DIR_ENV } from '../platform/buildLayout';
 import { startClusterStack } from '../../dev/infra/clusterStack';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../../dev/infra/postgres';
 import { canConnect, formatElapsed, waitForHttpOk, waitForPort } from '../../dev/infra/proc';
@@ -259,6 +260,8 @@ async function upCluster(up: Up): Promise<Started> {
     log,
     beforeServices: checkSettings,
     supervisor: up.supervisor,
+    // A production build named in the environment (the test suite's run build): its services run from it, as the image runs them.
+    build: process.env[BUILD_DIR_ENV] || undefined,
   });
   cleanups.push(() => stack.stop());
   writeRuntime(dataDir, stack.databaseUrl, stack.temporalAddress);

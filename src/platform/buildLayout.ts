@@ -24,5 +24,12 @@ export const BUILD_ENTRY_POINTS = {
   simulator: 'simulator/main.js',
 } as const;
 
+/**
+ * The environment variable naming a production build's root for the processes a dev tool starts: the test suite's
+ * global setup sets it to the run's build (test/support/buildDir.ts), and `up --cluster` then starts its simulator,
+ * workers and APIs from that build, as the image runs them, instead of from the sources under tsx.
+ */
+export const BUILD_DIR_ENV = 'SWITCHBOARD_BUILD_DIR';
+
 /** The prebuilt workflow bundle's file name, at the build's root: `dist/workflow-bundle.js`. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';

@@ -3,8 +3,8 @@ import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
 
 /**
- * The operator CLI: the first test runs it exactly as the README says (`npm run --silent cli -- ...`), the others run the
- * command that npm script runs (test/support/cliRun.ts), without npm's own start-up.
+ * The operator CLI: the first test runs it exactly as the README says (`npm run --silent cli -- ...`: the sources under
+ * tsx), the others as the image runs it, from the run's production build (test/support/cliRun.ts).
  */
 describe('operator CLI', () => {
   const { h } = useSuite({ tenant: 'none' });

@@ -10,6 +10,7 @@ import { createDb, type Db } from '../../src/platform/db/knex';
 import { dropDatabase } from '../../dev/infra/postgres';
 import { freePortBlock } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
+import { runBuildDir } from '../support/buildDir';
 import { TEMPORAL_SERVER_PORT_COUNT } from '../../dev/infra/temporalServer';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { createTenant, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
@@ -67,6 +68,8 @@ describe('the cluster topology', () => {
         LOG_LEVEL: 'info',
       },
       log: (line) => process.stderr.write(`[cluster] ${line}\n`),
+      // The run's production build, as the image runs the services (the cluster's orchestration is what this file tests).
+      build: runBuildDir(),
       onUnexpectedExit: (name, reason) => unexpected.push(`${name} exited (${reason}): ${logTail(path.join(dir, 'logs', `${name}.log`))}`),
     });
     db = createDb(stack.databaseUrl, { max: 5 });

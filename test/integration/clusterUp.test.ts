@@ -14,6 +14,9 @@ import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
 import { childProcesses, startUp } from '../support/upProcess';
 import { until } from '../support/waits';
 
+/** An API process's command line: the sources under tsx, or the run's build (`up` starts the cluster from it when named). */
+const API_ENTRY = /src\/main\/api\.(ts|js)\b/;
+
 /**
  * `npm run up -- --cluster` as an operator runs it: it prints the summary with a key that works
  * through HAProxy, the CLI beside it finds it, an API killed with kill -9 is started again (issue 33),
@@ -95,11 +98,11 @@ describe('up --cluster', () => {
     expect(listed.status).toBe(200);
 
     // One API killed with kill -9: the supervisor starts it again (and HAProxy sends requests to the other meanwhile).
-    const api = childProcesses(up!.pid!).find((child) => child.cmdline.includes('src/main/api.ts'))!;
+    const api = childProcesses(up!.pid!).find((child) => API_ENTRY.test(child.cmdline))!;
     process.kill(api.pid, 'SIGKILL');
     await until(() => /\[up\] api-[12] restarted \(pid \d+\)/.test(first.output()), 'the API to be restarted', { timeoutMs: 60_000 });
     expect(first.output()).toMatch(/\[up\] api-[12] exited unexpectedly \(signal SIGKILL\); restarting it in 1s/);
-    const apis = childProcesses(up!.pid!).filter((child) => child.cmdline.includes('src/main/api.ts'));
+    const apis = childProcesses(up!.pid!).filter((child) => API_ENTRY.test(child.cmdline));
     expect(apis.map((child) => child.pid)).not.toContain(api.pid);
     expect(apis).toHaveLength(2);
     for (const port of [Number(env.PORT) + 1, Number(env.PORT) + 2]) await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000);

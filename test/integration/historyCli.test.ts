@@ -6,8 +6,9 @@ import { runCli as cli } from '../support/cliRun';
 import { useSuite } from '../support/suite';
 
 /**
- * `history export` and `history replay`, run as `npm run cli` runs them (test/support/cliRun.ts; test/integration/cli.test.ts
- * runs one command through npm itself) against a real Temporal server and a real workflow run.
+ * `history export` and `history replay`, run as the image runs them, from the run's production build (test/support/cliRun.ts;
+ * the replay that bundles the workflow sources runs them as `npm run cli` does, and test/integration/cli.test.ts runs one
+ * command through npm itself) against a real Temporal server and a real workflow run.
  */
 describe('operator CLI: workflow histories', () => {
   const { h } = useSuite({ worker: true, tenant: 'none' });
@@ -80,7 +81,8 @@ describe('operator CLI: workflow histories', () => {
   it('replays a recorded history, bundling the workflow sources when no bundle is given', () => {
     const file = path.join(dir, 'recorded.json');
     fs.copyFileSync(path.resolve(__dirname, '../histories/releaseLineWorkflow.json'), file);
-    const out = cli(['history', 'replay', file, '--json'], { WORKFLOW_BUNDLE_PATH: '' });
+    // From the sources (`npm run cli`): the build's CLI has its own bundle beside it.
+    const out = cli(['history', 'replay', file, '--json'], { WORKFLOW_BUNDLE_PATH: '' }, { fromSources: true });
     expect(out.status).toBe(0);
     expect(out.json).toEqual({ file, workflow_type: 'releaseLineWorkflow', result: 'pass' });
   });

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { exportHistory, replayHistoryFile } from '../../src/platform/temporal/hi
 import { transformHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { remoteNumber } from '../support/fixtures';
 import { createTenant, untilLineActive, webhookLine } from '../support/harness';
+import { runCli } from '../support/cliRun';
 import { useSuite } from '../support/suite';
 import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
 
@@ -22,7 +23,6 @@ import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
  */
 describe('encrypted workflow payloads', () => {
   let dir: string;
-  const root = path.resolve(__dirname, '../..');
   const codecToken = generateSecretsKey();
   const uiOrigin = 'http://127.0.0.1:8233';
   // Declared before the suite so that it runs while the harness is still open (jest runs afterAll hooks in order).
@@ -235,14 +235,10 @@ describe('encrypted workflow payloads', () => {
   });
 
   describe('history export and replay, before and after a key rotation', () => {
+    /** The operator CLI as the image runs it, from the run's production build (test/support/cliRun.ts). */
     function cli(args: string[], env: Record<string, string>) {
-      const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args, '--json'], {
-        cwd: root,
-        env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      return { status: result.status, stderr: result.stderr, json: JSON.parse(result.stdout || '{}') as Record<string, unknown> };
+      const { status, stderr, json } = runCli([...args, '--json'], env);
+      return { status, stderr, json };
     }
 
     it('a history written under key A exports decrypted and replays, encrypted or decrypted, once B encrypts and A is kept', async () => {

@@ -2,11 +2,22 @@ import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { BUILD_ENTRY_POINTS } from '../../src/platform/buildLayout';
 import { projectRoot } from '../../src/platform/config';
+import { runBuildDir } from '../support/buildDir';
+
+/** Each entry point's source and its file in a production build. */
+const BUILT = {
+  'src/main/api.ts': BUILD_ENTRY_POINTS.api,
+  'src/main/worker.ts': BUILD_ENTRY_POINTS.worker,
+  'src/main/cli.ts': BUILD_ENTRY_POINTS.cli,
+  'simulator/main.ts': BUILD_ENTRY_POINTS.simulator,
+} as const;
 
 /**
  * Each process's real entry point refuses to start, before it connects to anything, when a
- * setting it needs is missing, weak or a known default, and names the setting (review C1).
+ * setting it needs is missing, weak or a known default, and names the setting (review C1). Run as the image runs them,
+ * from the run's production build (the same code: the check is src/platform/startupCheck.ts).
  */
 describe('entry points refuse to start without strong secrets', () => {
   const strong = () => crypto.randomBytes(32).toString('hex');
@@ -23,13 +34,22 @@ describe('entry points refuse to start without strong secrets', () => {
     LOG_LEVEL: 'silent',
   });
 
+  /**
+   * The entry point as the image runs it (`node dist/<entry>.js`), from the run's production build when the global setup
+   * made one (no tsx compiling it at every start); else the sources under tsx.
+   */
+  function entryArgs(entry: keyof typeof BUILT): string[] {
+    const build = runBuildDir();
+    return build ? [path.join(build, BUILT[entry])] : ['--import', 'tsx', path.join(projectRoot, entry)];
+  }
+
   function run(
-    entry: string,
+    entry: keyof typeof BUILT,
     env: NodeJS.ProcessEnv,
     args: string[] = [],
   ): Promise<{ code: number | null; stderr: string; stdout: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry), ...args], {
+      const child = spawn(process.execPath, [...entryArgs(entry), ...args], {
         cwd: projectRoot,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
