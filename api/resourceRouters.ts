@@ -38,10 +38,6 @@ export class ResourceRouters {
 /** `/api/v1/lines/x/sms` → `api/v1/lines`; `/v1/keys/x` → `v1`; lower-cased, as matching is case-insensitive. */
 function resourceOf(path: string): string {
   const lower = path.toLowerCase();
-  if (lower.startsWith('/api/v1/')) {
-    const end = lower.indexOf('/', 8);
-    return end < 0 ? lower.slice(1) : lower.slice(1, end);
-  }
-  const end = lower.indexOf('/', 1);
+  const end = lower.indexOf('/', lower.startsWith('/api/v1/') ? '/api/v1/'.length : 1);
   return end < 0 ? lower.slice(1) : lower.slice(1, end);
 }
