@@ -251,4 +251,16 @@ export const patches = {
    * Recorded with it: callWorkflow.v12-durable-copy.
    */
   callCopy: 'call-durable-copy',
+
+  /**
+   * A caller sentence (or transfer outcome) the carrier delivers again, the same event with the same time, is taken
+   * once (`CallEvents.repeats`, workflows/calls/events.ts): before it, a redelivered sentence was a second turn, a
+   * second `message` and a second pair of transcript entries. Asked only when a redelivery arrives, so a history
+   * without one is untouched.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), `deprecatePatch`, then drop
+   * the id a release later.
+   * Recorded with it: callWorkflow.v14-sentence-redelivered.
+   */
+  carrierRedeliveryOnce: 'call-carrier-redelivery-once',
 } as const;

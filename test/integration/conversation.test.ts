@@ -219,6 +219,50 @@ describe('webhook conversation loop', () => {
     expect(await h.db('call_deferred_playback').where({ call_id: callId }).select('report')).toEqual([{ report }]);
   });
 
+  it('a sentence the carrier delivers again (a callback retried after a timeout) is one turn: one message, one reply, one pair of entries', async () => {
+    const { id } = await connect();
+    const { carrier_call_id } = await h.db('calls').where({ id }).first('carrier_call_id');
+    replies.set('Is the terrace open?', 'It is, until ten.');
+    replies.set('Thanks', 'You are welcome.');
+    const sentence = JSON.stringify({
+      type: 'call.utterance',
+      call_id: id,
+      carrier_call_id,
+      text: 'Is the terrace open?',
+      language: 'en',
+      at: Date.now(),
+    });
+    // Each try is signed afresh (a later timestamp), as the simulator and real carriers do: only the body repeats.
+    let tries = 0;
+    const deliver = () => {
+      const timestamp = Math.floor(Date.now() / 1000) + tries++;
+      return h.request('POST', '/carrier/events', {
+        rawBody: sentence,
+        headers: {
+          'x-carrier-timestamp': String(timestamp),
+          'x-carrier-signature': computeCarrierSignature(h.config.carrierWebhookSecret!, timestamp, sentence),
+        },
+      });
+    };
+    // A retry while the first try is still being answered, and one after the turn was taken.
+    expect((await Promise.all([deliver(), deliver()])).map((res) => res.status)).toEqual([200, 200]);
+    await eventually(async () => ((await speech(id)).some((s) => s.text === 'It is, until ten.' && s.state === 'done') ? true : undefined));
+    expect((await deliver()).status).toBe(200);
+    // The call goes on: the next sentence is the next turn.
+    expect((await sim.calls.say(id, 'Thanks', 'en')).status).toBe(202);
+    const call = await calls.untilTranscript(id, 4);
+    expect(call.transcript!.map((t) => [t.role, t.text])).toEqual([
+      ['user', 'Is the terrace open?'],
+      ['assistant', 'It is, until ten.'],
+      ['user', 'Thanks'],
+      ['assistant', 'You are welcome.'],
+    ]);
+    const ofThisCall = messages().filter((m) => m.body.call_id === id);
+    expect(ofThisCall.map((m) => m.body.text)).toEqual(['Is the terrace open?', 'Thanks']);
+    expect((await speech(id)).map((s) => s.text)).toEqual(['It is, until ten.', 'You are welcome.']);
+    await calls.hangUp(id);
+  });
+
   it('a pinned-language line sends no detected_language; a failing receiver means silence', async () => {
     const { id } = await connect({ language: 'he' });
     receiver.script();

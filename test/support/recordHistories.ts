@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../dev/infra/stack';
@@ -460,6 +461,55 @@ async function main(): Promise<void> {
         { timeoutMs: 30_000, intervalMs: 50 },
       );
       await save(h, faxCall, path.join(out, 'callWorkflow.v13-fax-hung-up.json'));
+
+      // A caller sentence the carrier delivers again (a callback retried after a timeout), the same body signed afresh:
+      // one turn, and the call goes on (patch `carrierRedeliveryOnce`).
+      const repeatAgent = await startReceiver();
+      try {
+        repeatAgent.respondWith((req) =>
+          req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) } : undefined,
+        );
+        const {
+          callId: repeated,
+          speech,
+          untilSpoken,
+        } = await callOnNewLine(webhookLine({ webhook_url: repeatAgent.url }), '+14155552674');
+        await until(
+          async () => (await h.db('calls').where({ id: repeated }).first('status')).status === 'in_progress',
+          'the call to be answered',
+          {
+            timeoutMs: 10_000,
+            intervalMs: 50,
+          },
+        );
+        h.simulator.state.calls.wordsPerSecond = 40;
+        const { carrier_call_id } = await h.db('calls').where({ id: repeated }).first('carrier_call_id');
+        const sentence = JSON.stringify({
+          type: 'call.utterance',
+          call_id: repeated,
+          carrier_call_id,
+          text: 'Hello?',
+          language: 'en',
+          at: Date.now(),
+        });
+        for (const retry of [0, 1]) {
+          const timestamp = Math.floor(Date.now() / 1000) + retry;
+          await h.request('POST', '/carrier/events', {
+            rawBody: sentence,
+            headers: {
+              'x-carrier-timestamp': String(timestamp),
+              'x-carrier-signature': computeCarrierSignature(h.config.carrierWebhookSecret!, timestamp, sentence),
+            },
+          });
+        }
+        await untilSpoken(() => speech()[0]?.state === 'done', 'the reply');
+        await h.simulator.control('POST', `/control/calls/${repeated}/say`, { text: 'Goodbye' });
+        await untilSpoken(() => speech()[1]?.state === 'done', 'the second reply');
+        await h.request('POST', `/api/v1/calls/${repeated}/hangup`, { key: tenant.keys.test });
+        await save(h, repeated, path.join(out, 'callWorkflow.v14-sentence-redelivered.json'));
+      } finally {
+        await repeatAgent.close();
+      }
 
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';

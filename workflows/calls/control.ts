@@ -28,6 +28,8 @@ import type { CallState } from './state';
 export function listen(call: CallState): void {
   setHandler(carrierEventSignal, (event) => {
     if (event.deferred) for (const report of event.deferred) call.events.add(report);
+    // A carrier's redelivery of a sentence is not a second turn (asked only when one comes, so other histories are untouched).
+    if (call.events.repeats(event) && patched(patches.carrierRedeliveryOnce)) return;
     call.events.add(event);
   });
   setHandler(hangupSignal, () => call.requestEnd('api_hangup'));

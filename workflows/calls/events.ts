@@ -16,6 +16,22 @@ export interface CarriedEvents {
   sentences: SignalledCallEvent[];
   /** Playback of the speech still in play (the agent's current reply). */
   playback: Array<[string, Playback]>;
+  /** Keys of the latest sentences and transfer outcomes taken (`CallEvents.repeats`); absent in runs carried before them. */
+  taken?: string[];
+}
+
+/** How many of the latest sentences and transfer outcomes a call remembers to know a redelivery (`CallEvents.repeats`). */
+const TAKEN_KEPT = 32;
+
+/**
+ * What tells a caller sentence or a transfer outcome from another: the carrier's time of it (epoch
+ * milliseconds) with its text or result. A redelivery carries the same body; two different sentences
+ * never share a millisecond. Undefined for the events that are folded idempotently anyway.
+ */
+function takenKey(event: SignalledCallEvent): string | undefined {
+  if (event.type === 'call.utterance') return `u:${event.at}:${event.text ?? ''}`;
+  if (event.type === 'call.transfer') return `t:${event.at}:${event.answered === true}`;
+  return undefined;
 }
 
 const TERMINAL: ReadonlyArray<SignalledCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
@@ -39,13 +55,31 @@ export class CallEvents {
   readonly playback: Map<string, Playback>;
   /** Outcomes of transfers (`call.transfer`), in order: whether each destination answered. */
   readonly transfers: boolean[] = [];
+  /** Keys of the latest sentences and transfer outcomes taken, oldest first (`takenKey`). */
+  private readonly taken: string[];
 
   constructor(carried?: CarriedEvents) {
     this.sentences = [...(carried?.sentences ?? [])];
     this.playback = new Map(carried?.playback ?? []);
+    this.taken = [...(carried?.taken ?? [])];
+  }
+
+  /**
+   * Whether `event` is a sentence or transfer outcome taken lately, delivered again: carriers deliver at
+   * least once (the simulator retries a callback whose answer it did not get in time; Telnyx redelivers
+   * webhooks), and a sentence taken twice would be a second turn. Every other event folds idempotently.
+   */
+  repeats(event: SignalledCallEvent): boolean {
+    const key = takenKey(event);
+    return key !== undefined && this.taken.includes(key);
   }
 
   add(event: SignalledCallEvent): void {
+    const key = takenKey(event);
+    if (key !== undefined) {
+      this.taken.push(key);
+      if (this.taken.length > TAKEN_KEPT) this.taken.shift();
+    }
     if (event.type === 'call.ringing') this.ringing = true;
     else if (event.type === 'call.answered') this.answered ??= event;
     else if (event.type === 'call.machine_detection') this.detection ??= event;
@@ -90,6 +124,7 @@ export class CallEvents {
     return {
       sentences: [...this.sentences],
       playback: speeches.flatMap((id) => (this.playback.has(id) ? [[id, this.playback.get(id)!] as [string, Playback]] : [])),
+      taken: [...this.taken],
     };
   }
 }
