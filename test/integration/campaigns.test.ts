@@ -5,6 +5,7 @@ import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
 import { campaignCalls as campaignCallsOf } from '../support/campaigns';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 interface CampaignRecord {
   id: string;
@@ -268,7 +269,26 @@ describe('campaigns', () => {
     await playCallees(id, ['completed']);
 
     const results = await allResults(id);
-    expect(results.map((r) => [r.outcome, r.attempts])).toEqual(numbers.map(() => ['answered', 1]));
+    // A contact not answered says why (seen once in a loaded full run, as `no_answer`): its call's end as Switchboard
+    // recorded it, the carrier's record of it, and the carrier events its workflow was signalled, in order.
+    const unanswered = await Promise.all(
+      results
+        .filter((r) => r.outcome !== 'answered')
+        .flatMap((r) => r.call_ids)
+        .map(async (callId: string) => ({
+          call: await h.db('calls').where({ id: callId }).first('status', 'end_cause', 'created_at', 'answered_at', 'ended_at'),
+          carrier: await sim.calls.find(callId),
+          signalled: ((await decryptedHistory(h.temporal, callId)).events ?? []).flatMap((e) =>
+            (e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).map((p) =>
+              JSON.parse(Buffer.from(p.data ?? []).toString('utf8')),
+            ),
+          ),
+        })),
+    );
+    expect({ outcomes: results.map((r) => [r.outcome, r.attempts]), unanswered }).toEqual({
+      outcomes: numbers.map(() => ['answered', 1]),
+      unanswered: [],
+    });
     const calls = await campaignCalls(id);
     expect(calls.map((c) => c.to_number).sort()).toEqual([...numbers].sort());
     const dialled = (await sim.calls.list()).filter((c) => calls.some((call) => call.id === c.call_id));
