@@ -12,15 +12,12 @@ import { createTenant } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
+import { calleeNumbers } from '../support/campaigns';
 
 /** The upload limit of this file's API (MAX_UPLOAD_BYTES): the 100,000-row list fits, and a body just past it is cheap enough to send. */
 const UPLOAD_LIMIT = 6 * 1024 * 1024;
 
-const freshNumbers = (count: number): string[] => {
-  const numbers = new Set<string>();
-  while (numbers.size < count) numbers.add(`+1415556${crypto.randomInt(1000, 10000)}`);
-  return [...numbers];
-};
+const freshNumbers = calleeNumbers('+1415556', 1000, 10000);
 
 /**
  * A campaign's contacts uploaded as CSV (issue 31 item 2, "Bad input"): `POST /api/v1/campaigns/contact-lists`

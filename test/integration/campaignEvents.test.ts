@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { campaignWebhooks } from '../../api/openapi/campaignRecords';
@@ -17,14 +16,10 @@ import type { ReceivedRequest } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until, untilWorkflowSettled } from '../support/waits';
-import { campaignCalls as campaignCallsOf } from '../support/campaigns';
+import { calleeNumbers, campaignCalls as campaignCallsOf } from '../support/campaigns';
 
-/** Numbers of this file's own (the simulator's outcomes are set per destination): +1415556 and four random digits. */
-const freshNumbers = (count: number): string[] => {
-  const numbers = new Set<string>();
-  while (numbers.size < count) numbers.add(`+1415556${crypto.randomInt(2000, 9000)}`);
-  return [...numbers];
-};
+/** Numbers of this file's own, each handed out once (the simulator's outcomes are set per destination). */
+const freshNumbers = calleeNumbers('+1415556');
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

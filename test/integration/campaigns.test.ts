@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import { createTenant, eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
-import { campaignCalls as campaignCallsOf } from '../support/campaigns';
+import { calleeNumbers, campaignCalls as campaignCallsOf } from '../support/campaigns';
 import { decryptedHistory } from '../../dev/temporalHistory';
 
 interface CampaignRecord {
@@ -32,12 +31,8 @@ interface ContactResult {
 
 const VOICEMAIL = 'Hello, this is Dr. Lee’s office reminding you of your appointment tomorrow at nine. Call us back to change it.';
 
-/** Numbers of this file's own (the simulator's outcomes are set per destination): +1415555 and four random digits. */
-const freshNumbers = (count: number): string[] => {
-  const numbers = new Set<string>();
-  while (numbers.size < count) numbers.add(`+1415555${crypto.randomInt(2000, 9000)}`);
-  return [...numbers];
-};
+/** Numbers of this file's own, each handed out once (the simulator's outcomes are set per destination). */
+const freshNumbers = calleeNumbers('+1415555');
 
 /**
  * Campaigns through the public API on the carrier simulator (issue 31, items 2-3): the contacts'

@@ -5,6 +5,7 @@ import { PortalClient, type PortalResponse, signInMember, signUpOperator, create
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
+import { calleeNumbers } from '../support/campaigns';
 
 /**
  * Campaigns in the portal over HTTP (issue 31, item 2): the create form calling the API's use case with the API's
@@ -17,8 +18,9 @@ describe('portal campaigns', () => {
 
   const shownError = (page: PortalResponse) => /<strong class="code">([^<]+)<\/strong>/.exec(page.text)?.[1];
   const fieldsShown = (page: PortalResponse) => [...page.text.matchAll(/<li><code>([^<]+)<\/code>/g)].map((m) => m[1]);
-  /** This test's own callees (the simulator's outcomes are set per number). */
-  const freshNumber = () => `+1415556${crypto.randomInt(1000, 9999)}`;
+  /** This file's own callees, each handed out once (the simulator's outcomes are set per number). */
+  const callees = calleeNumbers('+1415556', 1000, 9999);
+  const freshNumber = () => callees(1)[0];
   const campaignIdOf = (res: PortalResponse) =>
     /^\/portal\/campaigns\/([0-9a-f-]{36})\?env=test&done=created$/.exec(res.headers.get('location') ?? '')?.[1];
 
