@@ -9,6 +9,31 @@ import { isDatabaseInputError, loggableError, toApiError } from './errorMapping'
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
+ * A request's state as the middleware after this one finds it. Its logger is made on first use: most requests log
+ * nothing at the default level, and a pino child costs a few µs (issue 33); a middleware may replace it with a child
+ * carrying more bindings. A class, not a property defined on each request's object, which costs as much again.
+ */
+class RequestState {
+  readonly #logger: Logger;
+  #log: Logger | undefined;
+
+  constructor(
+    logger: Logger,
+    readonly requestId: string,
+  ) {
+    this.#logger = logger;
+  }
+
+  get log(): Logger {
+    return (this.#log ??= this.#logger.child({ request_id: this.requestId }));
+  }
+
+  set log(value: Logger) {
+    this.#log = value;
+  }
+}
+
+/**
  * Outermost middleware: assigns a request id (honouring a sane incoming `x-request-id`),
  * renders every failure as the error envelope, and writes one access-log line per request
  * (its fields are gathered only when `info` is logged). A draining process (`draining()` true)
@@ -19,18 +44,7 @@ export function requestContext(logger: Logger, draining?: () => boolean): Koa.Mi
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID_PATTERN.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
-    ctx.state.requestId = requestId;
-    // The request's logger is made on first use: most requests log nothing at the default level, and a pino child
-    // costs a few µs per request (issue 33). A middleware may replace it with a child carrying more bindings.
-    let log: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (log ??= logger.child({ request_id: requestId })),
-      set: (value: Logger) => {
-        log = value;
-      },
-      enumerable: true,
-      configurable: true,
-    });
+    ctx.state = new RequestState(logger, requestId) as AppState;
     ctx.set('x-request-id', requestId);
     try {
       await next();
