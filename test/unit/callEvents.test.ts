@@ -35,6 +35,11 @@ describe('CallEvents.repeats', () => {
     const next = new CallEvents(events.carry([]));
     expect(next.repeats(sentence('s32', 32))).toBe(true);
     expect(next.sentences).toHaveLength(33);
+    // A key stays small whatever the sentence's length: what a continued run carries does not grow with the text.
+    const long = new CallEvents();
+    for (let i = 0; i < 40; i += 1) long.add(sentence('x'.repeat(10_000), i));
+    expect(JSON.stringify(long.carry([]).taken).length).toBeLessThan(32 * 100);
+    expect(long.repeats(sentence('x'.repeat(10_000), 39))).toBe(true);
     const carriedBefore = new CallEvents({ sentences: [], playback: [] });
     expect(carriedBefore.repeats(sentence('s32', 32))).toBe(false);
   });

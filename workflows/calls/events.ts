@@ -25,11 +25,15 @@ const TAKEN_KEPT = 32;
 
 /**
  * What tells a caller sentence or a transfer outcome from another: the carrier's time of it (epoch
- * milliseconds) with its text or result. A redelivery carries the same body; two different sentences
- * never share a millisecond. Undefined for the events that are folded idempotently anyway.
+ * milliseconds) with its text (its length and first 64 characters: keys stay small in the run's state
+ * and its continuation) or result. A redelivery carries the same body; two different sentences never
+ * share a millisecond. Undefined for the events that are folded idempotently anyway.
  */
 function takenKey(event: SignalledCallEvent): string | undefined {
-  if (event.type === 'call.utterance') return `u:${event.at}:${event.text ?? ''}`;
+  if (event.type === 'call.utterance') {
+    const text = event.text ?? '';
+    return `u:${event.at}:${text.length}:${text.slice(0, 64)}`;
+  }
   if (event.type === 'call.transfer') return `t:${event.at}:${event.answered === true}`;
   return undefined;
 }
