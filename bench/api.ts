@@ -39,6 +39,7 @@ import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
 import { countQueries } from './support/queries';
 import { toLineRecord, type LineRow } from '../src/domain/lines/store';
+import { hashKey } from '../src/domain/keys/format';
 import {
   createScratchTable,
   createWriteTenants,
@@ -160,18 +161,18 @@ function koaWithOnePreparedSelect(pool: pg.Pool, lineId: string): Koa {
 }
 
 /**
- * The least any conforming `GET /lines/{id}` does, on the same raw pg pool: the bearer key hashed and found in an
+ * The least any conforming `GET /lines/{id}` does, on the same raw pg pool: the bearer key hashed (`hashKey`) and found in an
  * in-memory map (as Switchboard's key cache does), the line read by a prepared SELECT scoped by id, workspace and
  * environment, and the row mapped to its wire record. No request id, CORS, metrics, routing table or validation: what
  * the authenticated GET costs beyond this is Switchboard's own, and how far this row sits below the prepared floor is
  * what authentication and the wire shape cost on this machine (issue 33: how close the 0.85x target can come).
  */
 function koaWithKeyAndScopedSelect(pool: pg.Pool, lineId: string, key: { plaintext: string; workspaceId: string }): Koa {
-  const keys = new Map([[crypto.hash('sha256', key.plaintext, 'hex'), { workspaceId: key.workspaceId, environment: 'test' }]]);
+  const keys = new Map([[hashKey(key.plaintext), { workspaceId: key.workspaceId, environment: 'test' }]]);
   const koa = new Koa();
   koa.use(async (ctx) => {
     const token = /^Bearer (\S+)$/.exec(ctx.get('authorization'))?.[1];
-    const tenant = token === undefined ? undefined : keys.get(crypto.hash('sha256', token, 'hex'));
+    const tenant = token === undefined ? undefined : keys.get(hashKey(token));
     if (!tenant) {
       ctx.status = 401;
       return;

@@ -4,7 +4,7 @@ import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 import { until } from '../support/waits';
 import { calleeNumbers, campaignCalls as campaignCallsOf } from '../support/campaigns';
-import { decryptedHistory } from '../../dev/temporalHistory';
+import { signalledCarrierEvents } from '../support/callWorkflow';
 
 interface CampaignRecord {
   id: string;
@@ -273,11 +273,7 @@ describe('campaigns', () => {
         .map(async (callId: string) => ({
           call: await h.db('calls').where({ id: callId }).first('status', 'end_cause', 'created_at', 'answered_at', 'ended_at'),
           carrier: await sim.calls.find(callId),
-          signalled: ((await decryptedHistory(h.temporal, callId)).events ?? []).flatMap((e) =>
-            (e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).map((p) =>
-              JSON.parse(Buffer.from(p.data ?? []).toString('utf8')),
-            ),
-          ),
+          signalled: await signalledCarrierEvents(h.temporal, callId),
         })),
     );
     expect({ outcomes: results.map((r) => [r.outcome, r.attempts]), unanswered }).toEqual({

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
-import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
+import { carrierCallbackHeaders, computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
@@ -11,6 +11,7 @@ import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../../dev/temporalHistory';
 import { useSuite } from '../support/suite';
 import { untilWorkflowSettled } from '../support/waits';
+import { signalledCarrierEvents } from '../support/callWorkflow';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -103,12 +104,7 @@ describe('webhook conversation loop', () => {
   });
 
   /** The carrier events signalled to the call's workflow, as their payloads. */
-  async function signalledEvents(id: string): Promise<Array<Record<string, unknown>>> {
-    const history = await decryptedHistory(h.temporal, id);
-    return (history.events ?? [])
-      .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
-      .map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>);
-  }
+  const signalledEvents = (id: string) => signalledCarrierEvents(h.temporal, id);
 
   it('a reply played to the end costs no signal: its playback report rides on the next sentence, and that turn is not interrupted', async () => {
     // Slow enough that the turn has marked its reply before the carrier reports it played.
@@ -234,16 +230,15 @@ describe('webhook conversation loop', () => {
     });
     // Each try is signed afresh (a later timestamp), as the simulator and real carriers do: only the body repeats.
     let tries = 0;
-    const deliver = () => {
-      const timestamp = Math.floor(Date.now() / 1000) + tries++;
-      return h.request('POST', '/carrier/events', {
+    const deliver = () =>
+      h.request('POST', '/carrier/events', {
         rawBody: sentence,
-        headers: {
-          'x-carrier-timestamp': String(timestamp),
-          'x-carrier-signature': computeCarrierSignature(h.config.carrierWebhookSecret!, timestamp, sentence),
-        },
+        headers: carrierCallbackHeaders({
+          secret: h.config.carrierWebhookSecret!,
+          rawBody: sentence,
+          now: new Date(Date.now() + 1000 * tries++),
+        }),
       });
-    };
     // A retry while the first try is still being answered, and one after the turn was taken.
     expect((await Promise.all([deliver(), deliver()])).map((res) => res.status)).toEqual([200, 200]);
     await eventually(async () => ((await speech(id)).some((s) => s.text === 'It is, until ten.' && s.state === 'done') ? true : undefined));

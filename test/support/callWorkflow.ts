@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { eventually } from './eventually';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 /**
  * Resolves once the call's workflow has accepted a `wait` update that is still open: the wait is
@@ -30,4 +31,12 @@ async function openWaits(temporal: Client, callId: string): Promise<number> {
     if (completed) open.delete(completed.meta?.updateId ?? '');
   }
   return open.size;
+}
+
+/** The carrier events signalled to a call's workflow, as their payloads, in order (its history decrypted). */
+export async function signalledCarrierEvents(temporal: Client, callId: string): Promise<Array<Record<string, unknown>>> {
+  const history = await decryptedHistory(temporal, callId);
+  return (history.events ?? [])
+    .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
+    .map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>);
 }

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
+import { carrierCallbackHeaders } from '../../src/adapters/carrier/callbacks/signature';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../dev/infra/stack';
@@ -493,13 +493,13 @@ async function main(): Promise<void> {
           at: Date.now(),
         });
         for (const retry of [0, 1]) {
-          const timestamp = Math.floor(Date.now() / 1000) + retry;
           await h.request('POST', '/carrier/events', {
             rawBody: sentence,
-            headers: {
-              'x-carrier-timestamp': String(timestamp),
-              'x-carrier-signature': computeCarrierSignature(h.config.carrierWebhookSecret!, timestamp, sentence),
-            },
+            headers: carrierCallbackHeaders({
+              secret: h.config.carrierWebhookSecret!,
+              rawBody: sentence,
+              now: new Date(Date.now() + 1000 * retry),
+            }),
           });
         }
         await untilSpoken(() => speech()[0]?.state === 'done', 'the reply');
