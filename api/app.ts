@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Koa from 'koa';
+import { pathToRegexp } from 'path-to-regexp';
 import type { AppContext, AppDeps, AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { ApiError } from './errors';
@@ -27,7 +28,7 @@ import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
 import { ResourceRouters } from './resourceRouters';
-import { DEFAULT_BODY_LIMIT_BYTES, type RouteAuth, type RouteDef } from './routeTable';
+import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routeTable';
 import { MessageDispatcher } from '../src/domain/messages/dispatch';
 
 export const API_VERSION = '0.5.10.0';
@@ -125,7 +126,7 @@ export function createApp(deps: AppDeps): App {
     chain.push(validateRequest(route.doc));
     if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {
-      const own = path.includes('{') ? [notAConcretePath(concrete)] : [];
+      const own = shadowsAConcretePath(path, concrete) ? [notAConcretePath(concrete)] : [];
       router.add(route.method, path, ...own, ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
     }
   }
@@ -188,6 +189,13 @@ function concretePaths(routes: RouteDef[]): Map<string, string[]> {
     }
   }
   return methods;
+}
+
+/** Whether a template such as `/api/v1/calls/{id}` matches one of the concrete paths (`/api/v1/calls/conversation`). */
+function shadowsAConcretePath(path: string, concrete: Map<string, string[]>): boolean {
+  if (!path.includes('{')) return false;
+  const { regexp } = pathToRegexp(koaPath(path), { trailing: true });
+  return [...concrete.keys()].some((other) => regexp.test(other));
 }
 
 /**

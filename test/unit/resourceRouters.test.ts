@@ -23,6 +23,13 @@ describe('routes matched per resource', () => {
     routers.add('get', '/v1/keys/{id}', answer('getKey'));
     routers.add('post', '/api-tokens/{id}/revoke', answer('revokeToken'));
     routers.add('get', '/healthz', answer('healthz'));
+    // Two routes that match the same request: the first added answers; one that passes on reaches what follows it.
+    routers.add('get', '/api/v1/calls/{id}', answer('getCall'));
+    routers.add('get', '/api/v1/calls/{callId}', answer('shadowed'));
+    routers.add('get', '/api/v1/events/{id}', async (ctx, next) => {
+      ctx.set('x-first', 'passed');
+      await next();
+    });
     const koa = new Koa<AppState>();
     koa.use(routers.routes());
     koa.use((ctx) => {
@@ -55,9 +62,25 @@ describe('routes matched per resource', () => {
     expect(await route('GET', '/HEALTHZ')).toMatchObject({ route: 'healthz' });
   });
 
+  test('a GET route answers HEAD; parameters are percent-decoded, or left as sent when malformed', async () => {
+    const head = await fetch(`${base}/api/v1/lines/l1`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/json/);
+    expect(await route('GET', '/api/v1/lines/a%20b')).toMatchObject({ route: 'getLine', params: { id: 'a b' } });
+    expect(await route('GET', '/api/v1/lines/a%zzb')).toMatchObject({ route: 'getLine', params: { id: 'a%zzb' } });
+    expect((await fetch(`${base}/api/v1/lines/l1/sms`, { method: 'HEAD' })).status).toBe(404);
+  });
+
+  test('the first route added that matches answers; one passing on reaches what follows the routers', async () => {
+    expect(await route('GET', '/api/v1/calls/c1')).toMatchObject({ route: 'getCall', params: { id: 'c1' } });
+    const passed = await fetch(`${base}/api/v1/events/e1`);
+    expect(passed.headers.get('x-first')).toBe('passed');
+    expect(await passed.json()).toMatchObject({ route: 'fell through' });
+  });
+
   test('what no route matches falls through: unknown resources, methods and paths', async () => {
     for (const [method, path] of [
-      ['GET', '/api/v1/calls'],
+      ['GET', '/api/v1/texts'],
       ['DELETE', '/api/v1/lines/l1'],
       ['GET', '/api/v1/lines/l1/sms/extra'],
       ['GET', '/api/v1'],
