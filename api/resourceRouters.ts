@@ -77,6 +77,8 @@ export class ResourceRouters {
 }
 
 function safeDecode(value: string): string {
+  // Most values (ids) have nothing to decode: decodeURIComponent's call costs more than this look (issue 33).
+  if (!value.includes('%')) return value;
   try {
     return decodeURIComponent(value);
   } catch {

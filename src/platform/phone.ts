@@ -1,14 +1,13 @@
-import { getCountries, getCountryCallingCode, Metadata, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { getCountries, getCountryCallingCode, Metadata } from 'libphonenumber-js';
 import { parsePhoneNumberFromString as parseWithTypes } from 'libphonenumber-js/max';
+import { possibleNumber } from './phoneParse';
 
 /**
  * Phone numbers arrive in many forms and are stored in one: E.164. Anything that does not
  * parse as a possible number is refused rather than guessed at.
  */
 export function toE164(input: string): string | undefined {
-  const parsed = parsePhoneNumberFromString(input.trim(), { extract: false });
-  if (!parsed || !parsed.isPossible()) return undefined;
-  return parsed.number;
+  return possibleNumber(input.trim())?.number;
 }
 
 /**

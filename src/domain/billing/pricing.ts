@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { possibleNumber } from '../../platform/phoneParse';
 import type { LineMode } from '../lines/rules';
 
 /**
@@ -94,8 +94,8 @@ const E164_PATTERN = /^\+[1-9][0-9]{1,14}$/;
  */
 export function zoneOf(e164: string, table: ZoneTable = DEFAULT_ZONE_TABLE): Zone {
   if (typeof e164 !== 'string' || !E164_PATTERN.test(e164)) throw new InvalidNumberError(e164);
-  const parsed = parsePhoneNumberFromString(e164);
-  if (!parsed || !parsed.isPossible()) throw new InvalidNumberError(e164);
+  const parsed = possibleNumber(e164);
+  if (!parsed) throw new InvalidNumberError(e164);
   const region = parsed.country;
   if (region === undefined) return 'C';
   if (table.a.includes(region)) return 'A';

@@ -1,0 +1,54 @@
+import pg from 'pg';
+import { createDb, type Db } from '../../src/platform/db/knex';
+import { queryPrepared } from '../../src/platform/db/prepared';
+import { installPlainRowTemplates } from '../../src/platform/db/rowTemplate';
+
+/**
+ * pg's row template is built as a plain object (src/platform/db/rowTemplate.ts): rows must come back exactly as pg's
+ * own code gives them, through knex and through the statement pool, and a column named `__proto__` must stay a column.
+ */
+describe("pg's rows, with a plain row template", () => {
+  let db: Db;
+  beforeAll(() => {
+    db = createDb(process.env.DATABASE_URL!, { max: 2, statements: 1 });
+  });
+  afterAll(() => db.destroy());
+
+  const SQL =
+    "select 1::int as n, 'x'::text as s, null::text as gone, '2026-11-30T05:00:00Z'::timestamptz as at, array[1,2]::int[] as ids, '{\"a\":1}'::jsonb as j, " +
+    'true as constructor, \'v\'::text as "hasOwnProperty", 2 as n';
+
+  test('is what pg 8 builds its rows from, and is installed by opening a database', () => {
+    // A pg that no longer builds rows this way keeps its own code; this says when that happens (on an upgrade).
+    expect(installPlainRowTemplates()).toBe(true);
+  });
+
+  test('rows are the same as pg builds them without it: values, types, column order, a repeated name', async () => {
+    const [viaKnex] = (await db.raw<{ rows: Array<Record<string, unknown>> }>(SQL)).rows;
+    const [viaStatement] = await queryPrepared<Record<string, unknown>>(db, 'test_row_template', SQL, []);
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<unknown[]>({ text: SQL, rowMode: 'array' } as pg.QueryArrayConfig);
+      const [n, s, gone, at, ids, j, ctor, own, second] = rows[0]!;
+      for (const row of [viaKnex, viaStatement]) {
+        expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+        expect(Object.keys(row)).toEqual(['n', 's', 'gone', 'at', 'ids', 'j', 'constructor', 'hasOwnProperty']);
+        expect(row).toEqual({ n: second, s, gone, at, ids, j, constructor: ctor, hasOwnProperty: own });
+        expect(row.n).toBe(2);
+        expect(n).toBe(1);
+        expect(row.at).toBeInstanceOf(Date);
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a column named __proto__ is a column, and the row keeps its prototype', async () => {
+    const [row] = (await db.raw<{ rows: Array<Record<string, unknown>> }>(`select '{"polluted": true}'::jsonb as "__proto__", 1 as n`))
+      .rows;
+    expect(Object.prototype.hasOwnProperty.call(row, '__proto__')).toBe(true);
+    expect((row as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(row.n).toBe(1);
+  });
+});
