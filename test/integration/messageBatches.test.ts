@@ -94,11 +94,13 @@ describe('SMS send batches', () => {
     // Claimed for one batch, its start not confirmed.
     for (const row of claimed) expect(row).toMatchObject({ status: 'queued', dispatch_batch_id: batchId, dispatched_at: null });
     faults.reset();
-    // Past the grace the accepting process has for its own start.
-    await h
-      .db('messages')
-      .whereIn('id', ids)
-      .update({ created_at: h.db.raw("now() - interval '1 minute'") });
+    // Past the grace the accepting process has for its own start, a millisecond apart in the order they were sent: one
+    // moment for all three left the batch's order to the table's (the sweep and the batch take messages by their time).
+    for (const [i, id] of ids.entries())
+      await h
+        .db('messages')
+        .where({ id })
+        .update({ created_at: h.db.raw("now() - interval '1 minute' + ? * interval '1 millisecond'", [i]) });
     const sweep = await h.temporal.workflow.execute('sweepUndispatchedMessagesWorkflow', {
       taskQueue: h.config.taskQueue,
       workflowId: `dispatch-sweep-${batchId}`,

@@ -21,7 +21,7 @@ const FAST_TEMPLATE = Symbol.for('switchboard.pg.plainRowTemplate');
  * plain object treats differently, `__proto__`, keeps pg's own way, which is why pg chose it.
  *
  * Installed once per process, and only on the pg it was written against: if a later pg no longer builds its rows from
- * `_prebuiltEmptyResultObject`, pg's own code stays (test/unit/rowTemplate.test.ts says so).
+ * `_prebuiltEmptyResultObject`, pg's own code stays (test/integration/rowTemplate.test.ts says so).
  */
 export function installPlainRowTemplates(): boolean {
   const Result = createRequire(__filename)('pg/lib/result') as { prototype: { addFields: AddFields; parseRow: unknown } };
