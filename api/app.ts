@@ -1,7 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Koa from 'koa';
-import { pathToRegexp } from 'path-to-regexp';
 import type { AppContext, AppDeps, AppState } from './context';
 import { authenticate } from './middleware/auth';
 import { ApiError } from './errors';
@@ -27,8 +26,8 @@ import { oauthRouter } from './oauth/router';
 import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
-import { ResourceRouters } from './resourceRouters';
-import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routeTable';
+import { ResourceRouters, routePattern } from './resourceRouters';
+import { DEFAULT_BODY_LIMIT_BYTES, type RouteAuth, type RouteDef } from './routeTable';
 import { MessageDispatcher } from '../src/domain/messages/dispatch';
 
 export const API_VERSION = '0.5.10.0';
@@ -194,7 +193,7 @@ function concretePaths(routes: RouteDef[]): Map<string, string[]> {
 /** Whether a template such as `/api/v1/calls/{id}` matches one of the concrete paths (`/api/v1/calls/conversation`). */
 function shadowsAConcretePath(path: string, concrete: Map<string, string[]>): boolean {
   if (!path.includes('{')) return false;
-  const { regexp } = pathToRegexp(koaPath(path), { trailing: true });
+  const { regexp } = routePattern(path);
   return [...concrete.keys()].some((other) => regexp.test(other));
 }
 

@@ -38,16 +38,8 @@ export class ResourceRouters {
   add(method: Method, openApiPath: string, ...middleware: Koa.Middleware<AppState>[]): void {
     const resource = resourceOf(openApiPath);
     if (resource.includes('{')) throw new Error(`${openApiPath}: a parameter in the segments that pick the resource (${resource})`);
-    const path = koaPath(openApiPath);
-    const { regexp, keys } = pathToRegexp(path, { trailing: true });
     const upper = method.toUpperCase();
-    const route: Route = {
-      methods: upper === 'GET' ? ['HEAD', 'GET'] : [upper],
-      regexp,
-      paramNames: keys.map((key) => key.name),
-      path,
-      run: compose(middleware),
-    };
+    const route: Route = { methods: upper === 'GET' ? ['HEAD', 'GET'] : [upper], ...routePattern(openApiPath), run: compose(middleware) };
     const routes = this.resources.get(resource);
     if (routes) routes.push(route);
     else this.resources.set(resource, [route]);
@@ -74,6 +66,13 @@ export class ResourceRouters {
       return next();
     };
   }
+}
+
+/** How a route's path matches a request's, as @koa/router builds it: case-insensitive, trailing slash optional. */
+export function routePattern(openApiPath: string): Pick<Route, 'regexp' | 'paramNames' | 'path'> {
+  const path = koaPath(openApiPath);
+  const { regexp, keys } = pathToRegexp(path, { trailing: true });
+  return { regexp, paramNames: keys.map((key) => key.name), path };
 }
 
 function safeDecode(value: string): string {
