@@ -18,6 +18,7 @@
  * from another shell, while still producing both figures in a single command.
  */
 import { fork } from 'node:child_process';
+import { on } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -34,6 +35,7 @@ import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { mintUserKey } from '../src/domain/keys/userKeys';
 import { closeServer, listen } from './support/http';
+import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
 import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
@@ -72,57 +74,178 @@ interface Summary {
   errors: number;
   timeouts: number;
   total: number;
+  /**
+   * CPU per request (µs) over the target's slices: the servers (this process, where the API and the floors run), the
+   * Postgres and Temporal servers (NaN where /proc cannot show them) and the target's load generator.
+   */
+  cpuUs?: { servers: number; postgres: number; temporal: number; loadgen: number };
 }
 
 // ---------------------------------------------------------------------------------------
 // Child: the load generator.
 // ---------------------------------------------------------------------------------------
 
-async function runLoad(spec: LoadSpec): Promise<Summary> {
-  const base = {
-    url: spec.url,
-    headers: spec.headers,
-    connections: spec.connections,
-    pipelining: 1,
-    requests: spec.write ? writeRequests(spec.write) : undefined,
-  };
-  if (spec.warmupSec > 0) await autocannon({ ...base, duration: spec.warmupSec });
-  const result = await autocannon({ ...base, duration: spec.durationSec, title: spec.title });
-  return {
-    title: spec.title,
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    total: result.requests.total,
-  };
-}
+/** What the parent asks of a target's load generator: `spec` first (not answered), then each answered once done (`finish` with the Summary). */
+type LoadCommand = { kind: 'spec'; spec: LoadSpec } | { kind: 'warmup' } | { kind: 'slice'; seconds: number } | { kind: 'finish' };
 
+/** autocannon's result of a run made with `skipAggregateResult`: encoded histograms, merged by `aggregateResult`. */
+type RawResult = autocannon.Result & { totalCompletedRequests: number };
+const aggregateResults = (autocannon as unknown as { aggregateResult(results: RawResult[], opts: autocannon.Options): autocannon.Result })
+  .aggregateResult;
+
+/**
+ * One target's load: a warm-up, then measured slices that the parent interleaves with other targets' slices, then a
+ * summary over all of them (latency percentiles from the slices' merged histograms, req/s over their summed time).
+ * The requests (a write row's tenants and numbers) carry on from one slice to the next.
+ */
 async function loadgenMain(): Promise<void> {
+  let spec: LoadSpec | undefined;
+  let requests: autocannon.Request[] | undefined;
+  const slices: RawResult[] = [];
+  let measuredSeconds = 0;
+  const options = (seconds: number): autocannon.Options => ({
+    url: spec!.url,
+    headers: spec!.headers,
+    connections: spec!.connections,
+    pipelining: 1,
+    requests,
+    duration: seconds,
+    title: spec!.title,
+    skipAggregateResult: true,
+  });
+  const run = (seconds: number) => autocannon(options(seconds));
+  const answer = (message: unknown) =>
+    new Promise<void>((resolve, reject) => process.send!(message as object, (err: Error | null) => (err ? reject(err) : resolve())));
   // The spec comes over IPC: with a write row's tenants (a key each) it is too long for a command line.
-  const spec = await new Promise<LoadSpec>((resolve) => process.once('message', (message) => resolve(message as LoadSpec)));
-  const summary = await runLoad(spec);
-  await new Promise<void>((resolve, reject) => process.send!(summary, (err: Error | null) => (err ? reject(err) : resolve())));
+  const warmUp = async (): Promise<void> => {
+    const warmed = spec!.warmupSec > 0 ? ((await run(spec!.warmupSec)) as RawResult).totalCompletedRequests : 0;
+    // A write row's warm-up reaches every tenant at least once, as a fleet in steady state has: each tenant's key is
+    // then in the API's key cache, rather than its first use (a key read) counted in the measurement.
+    const unreached = (spec!.write?.tenants.length ?? 0) - warmed;
+    if (unreached > 0) {
+      const { duration: _timed, ...untimed } = options(0);
+      await autocannon({ ...untimed, amount: unreached });
+    }
+  };
+  const slice = async (seconds: number): Promise<{ cpuMs: number }> => {
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    slices.push((await run(seconds)) as RawResult);
+    measuredSeconds += (performance.now() - started) / 1000;
+    return { cpuMs: cpuSeconds(process.cpuUsage(cpu)) * 1000 };
+  };
+  const summary = (): Summary => {
+    const merged = aggregateResults(slices, { url: spec!.url, connections: spec!.connections, title: spec!.title });
+    const total = slices.reduce((sum, one) => sum + one.totalCompletedRequests, 0);
+    const { non2xx, errors, timeouts } = merged;
+    return {
+      title: spec!.title,
+      reqPerSec: total / measuredSeconds,
+      p50: merged.latency.p50,
+      p99: merged.latency.p99,
+      non2xx,
+      errors,
+      timeouts,
+      total,
+    };
+  };
+  // The spec comes over IPC (with a write row's tenants, a key each, it is too long for a command line), unanswered;
+  // every other command is answered when done.
+  for await (const [command] of on(process, 'message') as AsyncIterable<[LoadCommand]>) {
+    if (command.kind === 'spec') {
+      spec = command.spec;
+      requests = spec.write ? writeRequests(spec.write) : undefined;
+    } else if (command.kind === 'finish') {
+      await answer(summary());
+      process.disconnect();
+      return;
+    } else {
+      await answer(command.kind === 'warmup' ? (await warmUp(), {}) : await slice(command.seconds));
+    }
+  }
 }
 
-/** Runs one target's warm-up and measurement in a fresh child process. */
-function measureInChild(spec: LoadSpec): Promise<Summary> {
-  return new Promise((resolve, reject) => {
-    // execArgv is inherited, so the child also runs under `--import tsx`.
-    const child = fork(__filename, [LOADGEN_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.send(spec);
-    let summary: Summary | undefined;
-    child.on('message', (message) => {
-      summary = message as Summary;
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (summary) resolve(summary);
-      else reject(new Error(`load generator for ${spec.title} exited (code ${code}, signal ${signal}) without a result`));
-    });
+/** A target's load generator in a child process of its own, driven one command at a time. */
+interface LoadGenerator {
+  warmUp(): Promise<void>;
+  /** Runs a measured slice; resolves to the CPU time (ms) the load generator used in it. */
+  slice(seconds: number): Promise<number>;
+  finish(): Promise<Summary>;
+}
+
+function startLoadGenerator(spec: LoadSpec): LoadGenerator {
+  // execArgv is inherited, so the child also runs under `--import tsx`.
+  const child = fork(__filename, [LOADGEN_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let pending: { resolve: (message: unknown) => void; reject: (err: Error) => void } | undefined;
+  child.on('message', (message) => {
+    const waiting = pending;
+    pending = undefined;
+    waiting?.resolve(message);
   });
+  const fail = (err: Error) => {
+    const waiting = pending;
+    pending = undefined;
+    waiting?.reject(err);
+  };
+  child.on('error', fail);
+  child.on('exit', (code, signal) => fail(new Error(`load generator for ${spec.title} exited (code ${code}, signal ${signal})`)));
+  const ask = (command: LoadCommand) =>
+    new Promise<unknown>((resolve, reject) => {
+      pending = { resolve, reject };
+      child.send(command);
+    });
+  child.send({ kind: 'spec', spec } satisfies LoadCommand);
+  return {
+    warmUp: async () => void (await ask({ kind: 'warmup' })),
+    slice: async (seconds) => ((await ask({ kind: 'slice', seconds })) as { cpuMs: number }).cpuMs,
+    finish: async () => (await ask({ kind: 'finish' })) as Summary,
+  };
+}
+
+/**
+ * Measures targets in interleaved slices: each warmed up once, then `rounds` rounds in which every target runs
+ * `durationSec / rounds` seconds, in turn, the order reversed every other round (A B, B A, ...). A ratio of two
+ * targets measured this way compares the same minutes of the machine: on this shared 2-core machine its speed drifts
+ * by more than 10% between one row's quarter minute and the next's, which consecutive rows took as the targets' own
+ * difference. `betweenSlices` runs after each slice, outside the measurement (an SMS row's hand-over catching up).
+ */
+async function measureInterleaved(
+  specs: readonly LoadSpec[],
+  options: { rounds: number; postgresPort: number; temporalPid: number | undefined; betweenSlices?: (spec: LoadSpec) => Promise<void> },
+): Promise<Summary[]> {
+  const generators = specs.map((spec) => startLoadGenerator(spec));
+  for (const generator of generators) await generator.warmUp();
+  const seconds = Math.max(1, Math.round(specs[0]!.durationSec / options.rounds));
+  const cpuMs = specs.map(() => ({ servers: 0, postgres: 0, temporal: 0, loadgen: 0 }));
+  for (let round = 0; round < options.rounds; round += 1) {
+    const order = round % 2 === 0 ? specs.map((_, i) => i) : specs.map((_, i) => specs.length - 1 - i);
+    for (const i of order) {
+      const servers = process.cpuUsage();
+      const postgres = postgresCpuMs(options.postgresPort);
+      const temporal = processCpuMs(options.temporalPid);
+      cpuMs[i]!.loadgen += await generators[i]!.slice(seconds);
+      cpuMs[i]!.temporal += (processCpuMs(options.temporalPid) ?? NaN) - (temporal ?? NaN);
+      cpuMs[i]!.servers += cpuSeconds(process.cpuUsage(servers)) * 1000;
+      cpuMs[i]!.postgres += (postgresCpuMs(options.postgresPort) ?? NaN) - (postgres ?? NaN);
+      await options.betweenSlices?.(specs[i]!);
+    }
+  }
+  const summaries: Summary[] = [];
+  for (const [i, generator] of generators.entries()) {
+    const summary = await generator.finish();
+    const perRequest = (ms: number) => (summary.total > 0 ? (ms * 1000) / summary.total : NaN);
+    const cpu = cpuMs[i]!;
+    summaries.push({
+      ...summary,
+      cpuUs: {
+        servers: perRequest(cpu.servers),
+        postgres: perRequest(cpu.postgres),
+        temporal: perRequest(cpu.temporal),
+        loadgen: perRequest(cpu.loadgen),
+      },
+    });
+  }
+  return summaries;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -195,6 +318,22 @@ function summaryRow(r: Summary): string[] {
   return [r.title, fmt(r.reqPerSec, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), String(r.total)];
 }
 
+/**
+ * CPU per request of each target, in µs (summed over its slices, over its requests): what a ratio of req/s comes from
+ * on this machine, where the servers, Postgres and the load generator share two cores.
+ */
+function printCpuPerRequest(rows: readonly Summary[]): void {
+  const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '-' : fmt(value, 0));
+  printTable(
+    ['CPU per request (µs)', 'servers', 'postgres', 'temporal', 'load generator', 'total'],
+    rows.map((r) => {
+      const cpu = r.cpuUs;
+      const total = cpu && cpu.servers + cpu.postgres + (Number.isNaN(cpu.temporal) ? 0 : cpu.temporal) + cpu.loadgen;
+      return [r.title, us(cpu?.servers), us(cpu?.postgres), us(cpu?.temporal), us(cpu?.loadgen), us(total)];
+    }),
+  );
+}
+
 /** Switchboard's throughput and latencies over those of `other`, as a row of the summary table. */
 function ratioRow(label: string, switchboard: Summary, other: Summary): string[] {
   return [
@@ -245,6 +384,9 @@ async function main(): Promise<number> {
   const durationSec = intFromEnv('BENCH_DURATION', 10);
   const warmupSec = intFromEnv('BENCH_WARMUP', 2);
   if (connections < 1 || durationSec < 1) throw new Error('BENCH_CONNECTIONS and BENCH_DURATION must be at least 1');
+  // The rows compared with each other run in interleaved slices (measureInterleaved).
+  const rounds = intFromEnv('BENCH_ROUNDS', 5);
+  if (rounds < 1 || rounds > durationSec) throw new Error('BENCH_ROUNDS must be between 1 and BENCH_DURATION');
 
   const cleanups = createCleanups();
 
@@ -351,38 +493,36 @@ async function main(): Promise<number> {
     }
 
     console.log(
-      `[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target, load generator in a child process`,
+      `[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target in ${rounds} interleaved slices, load generator in a child process per target`,
     );
     const common = { connections, durationSec, warmupSec };
+    const postgresPort = Number(new URL(stack.databaseUrl).port || 5432);
+    const temporalPid = stack.temporalServerPid ?? listeningPid(portOf(stack.temporalAddress));
     const failures: string[] = [];
     const measured: Summary[] = [];
     if (runReads && process.env.BENCH_FLOORS === '0') {
       // The GET alone, to profile it (BENCH_FLOORS=0, as for the writes).
-      measured.push(await measureInChild({ ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders }));
+      const [get] = await measureInterleaved(
+        [{ ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders }],
+        { rounds: 1, postgresPort, temporalPid },
+      );
+      measured.push(get!);
     } else if (runReads) {
-      const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
-      const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
-      const onePrepared = await measureInChild({
-        ...common,
-        title: 'bare Koa + one prepared SELECT (raw pg)',
-        url: `${preparedUrl}/`,
-        headers: {},
-      });
-      const keyed = await measureInChild({
-        ...common,
-        title: 'Koa + key + scoped prepared SELECT + record',
-        url: `${keyedUrl}/`,
-        headers: authHeaders,
-      });
-      const switchboard = await measureInChild({
-        ...common,
-        title: 'switchboard GET line',
-        url: `${apiUrl}${linePath}`,
-        headers: authHeaders,
-      });
+      const [baseline, oneSelect, onePrepared, keyed, switchboard] = (await measureInterleaved(
+        [
+          { ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} },
+          { ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} },
+          { ...common, title: 'bare Koa + one prepared SELECT (raw pg)', url: `${preparedUrl}/`, headers: {} },
+          { ...common, title: 'Koa + key + scoped prepared SELECT + record', url: `${keyedUrl}/`, headers: authHeaders },
+          { ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders },
+        ],
+        { rounds, postgresPort, temporalPid },
+      )) as [Summary, Summary, Summary, Summary, Summary];
       measured.push(baseline, oneSelect, onePrepared, keyed, switchboard);
       console.log('');
       printSummaries(baseline, switchboard, oneSelect, onePrepared, keyed);
+      console.log('');
+      printCpuPerRequest([baseline, oneSelect, onePrepared, keyed, switchboard]);
       const readRatio = switchboard.reqPerSec / onePrepared.reqPerSec;
       console.log(
         `[bench] the least a conforming GET does (key, scoped prepared SELECT, wire record): ` +
@@ -399,41 +539,60 @@ async function main(): Promise<number> {
       const shape = WRITE_ROUTES[route];
       const inserts = shape.rowsWritten.length;
       const write: WriteLoad = { route, tenants: tenantsOf.get(route)! };
+      const routeSpec: LoadSpec = { ...common, title: shape.title, url: apiUrl, headers: {}, write };
       // BENCH_FLOORS=0 measures the routes alone (to profile them); the verdicts then have nothing to compare with.
-      const floor =
+      const floorSpec: LoadSpec | undefined =
         process.env.BENCH_FLOORS === '0'
           ? undefined
-          : await measureInChild({
+          : {
               ...common,
               title: `bare Koa + JSON body + ${inserts} INSERTs`,
               url: floorUrls.get(inserts)!,
               headers: {},
               write: { ...write, floor: true },
-            });
-      // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load.
+            };
+      // Accepted SMS are handed to their batches' send workflows after the answer (docs/decisions/sms.md): after each of
+      // the route's slices, the hand-over catches up before the next slice starts, so that its tail is not counted in
+      // the floor's slice (no worker runs the workflows). The bench says how far behind it was and how long it took.
+      const handOver = { backlog: 0, seconds: 0 };
+      const catchUp = async (spec: LoadSpec): Promise<void> => {
+        if (route === 'consent' || spec !== routeSpec) return;
+        handOver.backlog += app.messageDispatcher.pending();
+        const started = performance.now();
+        await app.messageDispatcher.drain(300_000);
+        handOver.seconds += (performance.now() - started) / 1000;
+      };
+      // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load (the floor's
+      // INSERTs into the scratch table are counted too).
       const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
-      const measuredRoute = await measureInChild({ ...common, title: shape.title, url: apiUrl, headers: {}, write });
+      const [measuredRoute, floor] = await measureInterleaved(floorSpec ? [routeSpec, floorSpec] : [routeSpec], {
+        rounds: floorSpec ? rounds : 1,
+        postgresPort,
+        temporalPid,
+        betweenSlices: catchUp,
+      });
       timed?.stop();
       for (const q of timed?.slowest(12) ?? []) console.log(`[bench] ${shape.title}: ${fmt(q.meanMs, 2)} ms mean x ${q.count}  ${q.sql}`);
       if (route !== 'consent') {
-        // Accepted SMS are handed to their batches' send workflows after the answer (docs/decisions/sms.md): say how far
-        // behind the hand-over was when the load stopped, and how long it took to catch up (no worker runs the workflows).
-        const backlog = app.messageDispatcher.pending();
-        const started = performance.now();
-        await app.messageDispatcher.drain(300_000);
         console.log(
-          `[bench] ${shape.title}: ${backlog} messages still to hand over when the load stopped; ` +
-            `all made ${fmt((performance.now() - started) / 1000, 1)} s later (${app.messageDispatcher.pending()} left)`,
+          `[bench] ${shape.title}: ${handOver.backlog} messages in all still to hand over when its slices stopped; ` +
+            `caught up in ${fmt(handOver.seconds, 1)} s in all (${app.messageDispatcher.pending()} left)`,
         );
       }
-      measured.push(measuredRoute);
+      measured.push(measuredRoute!);
       if (!floor) continue;
       measured.push(floor);
-      writes.push({ floor, route: measuredRoute });
+      writes.push({ floor, route: measuredRoute! });
     }
-    if (process.env.BENCH_FLOORS === '0') printTable(SUMMARY_HEADER, measured.map(summaryRow));
+    if (process.env.BENCH_FLOORS === '0') {
+      printTable(SUMMARY_HEADER, measured.map(summaryRow));
+      console.log('');
+      printCpuPerRequest(measured);
+    }
     if (writes.length > 0) {
       failures.push(...printWriteSummaries(writes).map((title) => `${title} misses the write target`));
+      console.log('');
+      printCpuPerRequest(writes.flatMap(({ floor, route }) => [floor, route]));
       console.log('');
     }
     const failed = measured.filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);

@@ -44,6 +44,31 @@ describe("pg's rows, with a plain row template", () => {
     }
   });
 
+  test('a kept template serves the next result of the same columns: rows stay apart, and a parser set later applies', async () => {
+    const sql = "select 1::int as n, 'x'::text as s, 2.5::numeric as amount";
+    const first = (await db.raw<{ rows: Array<Record<string, unknown>> }>(sql)).rows[0]!;
+    first.n = 99;
+    (first as Record<string, unknown>).added = true;
+    const second = (await db.raw<{ rows: Array<Record<string, unknown>> }>(sql)).rows[0]!;
+    expect(second).toEqual({ n: 1, s: 'x', amount: '2.5' });
+    expect(Object.keys(second)).toEqual(['n', 's', 'amount']);
+
+    // The same names in another order are another list.
+    const reordered = (await db.raw<{ rows: Array<Record<string, unknown>> }>("select 'x'::text as s, 1::int as n")).rows[0]!;
+    expect(Object.keys(reordered)).toEqual(['s', 'n']);
+
+    // The template is kept, the parsers are not: a parser set on this client's types after the first result applies.
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      expect((await client.query(sql)).rows[0]).toEqual({ n: 1, s: 'x', amount: '2.5' });
+      client.setTypeParser(pg.types.builtins.NUMERIC, (value: string) => Number(value));
+      expect((await client.query(sql)).rows[0]).toEqual({ n: 1, s: 'x', amount: 2.5 });
+    } finally {
+      await client.end();
+    }
+  });
+
   test('a column named __proto__ is a column, and the row keeps its prototype', async () => {
     const [row] = (await db.raw<{ rows: Array<Record<string, unknown>> }>(`select '{"polluted": true}'::jsonb as "__proto__", 1 as n`))
       .rows;
