@@ -8,7 +8,15 @@ import { recordComplianceEvent } from '../../src/domain/compliance/events';
 import { hasScope } from '../../src/domain/keys/scopes';
 import { tierAllows } from '../../src/domain/keys/tiers';
 import type { KeyCache } from '../../src/domain/keys/cache';
-import { lookupKey, type ApiKeyRow, type LastUsedBatcher } from '../../src/domain/keys/store';
+import {
+  cachedKeyLookup,
+  lookupPresentedKey,
+  presentKey,
+  type ApiKeyRow,
+  type KeyLookup,
+  type LastUsedBatcher,
+  type PresentedKey,
+} from '../../src/domain/keys/store';
 import { consumeRateLimit } from '../../src/domain/limits/limiter';
 import { bucketFor, RATE_LIMITS } from '../../src/domain/limits/policies';
 
@@ -28,65 +36,81 @@ export function authenticate(
   deps: AppDeps,
   keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher },
 ): Koa.Middleware<AppState> {
-  return async (ctx, next) => {
-    if (auth.kind === 'public') return next();
-    if (auth.kind === 'carrier') {
-      if (auth.scheme === 'telnyx') await authenticateTelnyx(ctx as unknown as AppContext, deps);
+  if (auth.kind === 'public') return (_ctx, next) => next();
+  if (auth.kind === 'carrier' || auth.kind === 'stripe') {
+    return async (ctx, next) => {
+      if (auth.kind === 'stripe') authenticateStripe(ctx as unknown as AppContext, deps);
+      else if (auth.scheme === 'telnyx') await authenticateTelnyx(ctx as unknown as AppContext, deps);
       else await authenticateCarrier(ctx as unknown as AppContext, deps);
       return next();
-    }
-    if (auth.kind === 'stripe') {
-      authenticateStripe(ctx as unknown as AppContext, deps);
-      return next();
-    }
+    };
+  }
+  // Not an async function: a cached key passes without waiting a tick (issue 33). What it throws, koa-compose turns
+  // into the chain's rejection.
+  return (ctx, next) => {
     const now = deps.now();
-    const key = await keyOf(ctx, deps, keys.cache, now);
+    const presented = presentedKeyOf(ctx);
+    const cached = cachedKeyLookup(presented, now, keys.cache);
+    if (cached) return authorize(ctx, next, keyOf(cached), now);
+    return lookupPresentedKey(deps.db, presented, now, keys.cache).then((found) => authorize(ctx, next, keyOf(found), now));
+  };
+
+  /** Admits `key` to this route, or refuses it: 401 for a key of the wrong kind, 403 for its tier or scopes. */
+  function authorize(ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next, key: ApiKeyRow, now: Date): Promise<void> {
     // A key of the wrong kind is not a credential for this plane: the same 401 as an unknown key
     // (the public client's history: "every wrong-kind credential gets the same 401 invalid_api_key").
     if (auth.kind === 'service' ? key.kind !== 'service' : key.kind === 'service') throw errors.invalidApiKey();
     if (auth.kind === 'standard') {
       // The tier is checked first: for an agent key it is the more precise answer.
-      if (!tierAllows(key.permissions, auth.verb)) {
-        // A key hammering a verb it may not use writes one event a minute, not one per request.
-        const who = { workspaceId: key.workspace_id, environment: key.environment, userId: key.user_id, keyId: key.id };
-        const throttle = await consumeRateLimit(
-          deps.db,
-          bucketFor('events.permission_denied', who, auth.verb),
-          RATE_LIMITS['events.permission_denied'],
-          now,
-        );
-        if (throttle.allowed) {
-          await recordComplianceEvent(deps.db, {
-            workspaceId: key.workspace_id,
-            environment: key.environment,
-            eventType: 'agent_key_permission_denied',
-            actorKeyId: key.id,
-            lineId: key.line_id,
-            metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
-            at: now,
-          });
-        }
-        throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${auth.verb}`, [
-          { field: 'tier', message: key.permissions },
-          { field: 'verb', message: auth.verb },
-        ]);
-      }
+      if (!tierAllows(key.permissions, auth.verb)) return refuseTier(ctx, key, now);
       if (!hasScope(key.scopes, auth.scope)) {
         throw errors.forbidden(`This key lacks the scope ${auth.scope}`, [{ field: 'scope', message: auth.scope }]);
       }
     }
     admit(ctx, key, keys.lastUsed, now);
     return next();
-  };
+  }
+
+  /** 403 `agent_permission_denied`; a key hammering a verb it may not use writes one event a minute, not one per request. */
+  async function refuseTier(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, now: Date): Promise<never> {
+    if (auth.kind !== 'standard') throw new Error('refuseTier: only standard routes have tiers');
+    const who = { workspaceId: key.workspace_id, environment: key.environment, userId: key.user_id, keyId: key.id };
+    const throttle = await consumeRateLimit(
+      deps.db,
+      bucketFor('events.permission_denied', who, auth.verb),
+      RATE_LIMITS['events.permission_denied'],
+      now,
+    );
+    if (throttle.allowed) {
+      await recordComplianceEvent(deps.db, {
+        workspaceId: key.workspace_id,
+        environment: key.environment,
+        eventType: 'agent_key_permission_denied',
+        actorKeyId: key.id,
+        lineId: key.line_id,
+        metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
+        at: now,
+      });
+    }
+    throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${auth.verb}`, [
+      { field: 'tier', message: key.permissions },
+      { field: 'verb', message: auth.verb },
+    ]);
+  }
 }
 
-/** The key row of the request's bearer token: 401 `unauthorized` without a header, `invalid_api_key` for any bad one. */
-async function keyOf(ctx: Koa.ParameterizedContext<AppState>, deps: AppDeps, cache: KeyCache<ApiKeyRow>, now: Date): Promise<ApiKeyRow> {
+/** The request's bearer token, parsed and hashed: 401 `unauthorized` without a header, `invalid_api_key` for a malformed one. */
+function presentedKeyOf(ctx: Koa.ParameterizedContext<AppState>): PresentedKey {
   const header = ctx.get('authorization');
   if (!header.trim()) throw errors.unauthorized();
   const token = bearerToken(header);
-  if (!token) throw errors.invalidApiKey();
-  const found = await lookupKey(deps.db, token, now, cache);
+  const presented = token === undefined ? undefined : presentKey(token);
+  if (!presented) throw errors.invalidApiKey();
+  return presented;
+}
+
+/** The key row a lookup found: 401 `invalid_api_key` for an unknown, revoked or expired key alike. */
+function keyOf(found: KeyLookup): ApiKeyRow {
   if (!found.ok) throw errors.invalidApiKey();
   return found.key;
 }

@@ -146,7 +146,8 @@ export function compileOperation(operation: OperationDoc): OperationValidators {
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
   // Compiled once, on the first request: the document is fixed for the life of the process.
   let compiled: OperationValidators | undefined;
-  return async (ctx, next) => {
+  // Not an async function: it awaits nothing, and koa-compose turns what it throws into the chain's rejection.
+  return (ctx, next) => {
     const { pathParams, noQueryParams, validatePath, validateQuery, bodySpec, validateBody } = (compiled ??= compileOperation(operation));
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
     // An id that cannot exist is simply not found: no hint about the id format of other tenants.

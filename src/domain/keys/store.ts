@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
-import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
+import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind, type ParsedKey } from './format';
 import type { Scope } from './scopes';
-import type { KeyCache } from './cache';
+import type { CachedKey, KeyCache } from './cache';
 import { preparedStatement } from '../../platform/db/prepared';
 
 export interface ApiKeyRow {
@@ -148,6 +148,19 @@ export type KeyLookup = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'mal
 /** Every authenticated request whose key is not cached reads its candidates so: prepared once per connection. */
 const keysByPrefix = preparedStatement('api_keys_by_prefix', 'select * from api_keys where key_prefix = ?');
 
+/** A presented key, parsed and hashed once: what a lookup works from. */
+export interface PresentedKey {
+  parsed: ParsedKey;
+  /** SHA-256 of the plaintext (`hashKey`): the cache's key and what stored digests are compared with. */
+  digest: string;
+}
+
+/** The presented plaintext as a lookup needs it; undefined when it is not a key at all (malformed). */
+export function presentKey(plaintext: string): PresentedKey | undefined {
+  const parsed = parseKey(plaintext);
+  return parsed ? { parsed, digest: hashKey(plaintext) } : undefined;
+}
+
 /**
  * Finds the key row for a presented plaintext: narrow by the indexed prefix, then
  * compare SHA-256 digests in constant time so timing reveals nothing about stored hashes.
@@ -155,17 +168,35 @@ const keysByPrefix = preparedStatement('api_keys_by_prefix', 'select * from api_
  * ancestors' lapse times are still judged against `now` on every call.
  */
 export async function lookupKey(db: Db, plaintext: string, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
-  const parsed = parseKey(plaintext);
-  if (!parsed) return { ok: false, reason: 'malformed' };
-  const presented = hashKey(plaintext);
-  let found = cache?.get(presented);
+  const presented = presentKey(plaintext);
+  if (!presented) return { ok: false, reason: 'malformed' };
+  return (cache && cachedKeyLookup(presented, now, cache)) ?? lookupPresentedKey(db, presented, now, cache);
+}
+
+/**
+ * `lookupKey`'s answer without a query, when the key is cached; undefined when it is not. Synchronous, so that the
+ * request of a cached key passes authentication without waiting a tick (issue 33).
+ */
+export function cachedKeyLookup(presented: PresentedKey, now: Date, cache: KeyCache<ApiKeyRow>): KeyLookup | undefined {
+  const found = cache.get(presented.digest);
+  return found && judgeKey(found, presented.parsed, now);
+}
+
+/** `lookupKey` for a key parsed and hashed already, reading it when the cache does not have it. */
+export async function lookupPresentedKey(db: Db, presented: PresentedKey, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
+  let found = cache?.get(presented.digest);
   if (!found) {
-    const candidates = await keysByPrefix<ApiKeyRow>(db, [parsed.prefix]);
-    const match = candidates.find((row) => digestsEqual(row.key_hash, presented));
+    const candidates = await keysByPrefix<ApiKeyRow>(db, [presented.parsed.prefix]);
+    const match = candidates.find((row) => digestsEqual(row.key_hash, presented.digest));
     if (!match) return { ok: false, reason: 'unknown' };
     found = { row: match, ancestorsLapseAt: match.ancestor_ids.length > 0 ? await ancestorsLapseAt(db, match.ancestor_ids) : null };
-    cache?.set(presented, found);
+    cache?.set(presented.digest, found);
   }
+  return judgeKey(found, presented.parsed, now);
+}
+
+/** Whether a found key row answers for the presented key at `now`. */
+function judgeKey(found: CachedKey<ApiKeyRow>, parsed: ParsedKey, now: Date): KeyLookup {
   const match = found.row;
   if (match.kind !== parsed.kind || match.environment !== parsed.environment) return { ok: false, reason: 'unknown' };
   if (match.revoked_at && match.revoked_at <= now) return { ok: false, reason: 'revoked' };

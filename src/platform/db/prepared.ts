@@ -35,9 +35,15 @@ export function attachStatementPool(db: Knex, pool: pg.Pool): void {
  * when it has one, else on one of the knex pool's connections. Only for fixed statements on the request path; `name`
  * must be unique per `text`. Rows come back parsed as knex returns them.
  */
-export async function queryPrepared<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+export function queryPrepared<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
   const pool = statementPools.get(db);
-  if (pool) return (await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows;
+  // The hot path without an async layer of its own (issue 33).
+  if (pool) return pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] }).then((result) => result.rows);
+  return onKnexConnection<Row>(db, name, text, values);
+}
+
+/** `queryPrepared` on a connection of knex's pool: a handle without a statement pool (the worker, the CLI, `up`). */
+async function onKnexConnection<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
   const connection = (await db.client.acquireConnection()) as {
     query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: Row[] }>;
   };
@@ -76,13 +82,13 @@ export interface SqlStatement {
  */
 export function preparedStatement(name: string, sql: string, names?: readonly string[]) {
   const text = names ? namedToPositional(sql, names) : questionMarksToPositional(sql);
-  return async <Row>(db: Knex, values: readonly unknown[]): Promise<Row[]> => {
-    if (db.isTransaction) {
-      const bindings = names ? Object.fromEntries(names.map((key, i) => [key, values[i]])) : values;
-      return (await db.raw(sql, bindings as Knex.RawBinding[] | Knex.ValueDict)).rows as Row[];
-    }
-    return queryPrepared<Row>(db, name, text, values);
+  const inTransaction = async <Row>(db: Knex, values: readonly unknown[]): Promise<Row[]> => {
+    const bindings = names ? Object.fromEntries(names.map((key, i) => [key, values[i]])) : values;
+    return (await db.raw(sql, bindings as Knex.RawBinding[] | Knex.ValueDict)).rows as Row[];
   };
+  // Not an async function outside a transaction: the request path's statements skip a layer of promise (issue 33).
+  return <Row>(db: Knex, values: readonly unknown[]): Promise<Row[]> =>
+    db.isTransaction ? inTransaction<Row>(db, values) : queryPrepared<Row>(db, name, text, values);
 }
 
 function questionMarksToPositional(sql: string): string {
