@@ -10,7 +10,7 @@ import { tierAllows } from '../../src/domain/keys/tiers';
 import type { KeyCache } from '../../src/domain/keys/cache';
 import {
   cachedKeyLookup,
-  lookupPresentedKey,
+  readPresentedKey,
   presentKey,
   type ApiKeyRow,
   type KeyLookup,
@@ -52,7 +52,7 @@ export function authenticate(
     const presented = presentedKeyOf(ctx);
     const cached = cachedKeyLookup(presented, now, keys.cache);
     if (cached) return authorize(ctx, next, keyOf(cached), now);
-    return lookupPresentedKey(deps.db, presented, now, keys.cache).then((found) => authorize(ctx, next, keyOf(found), now));
+    return readPresentedKey(deps.db, presented, now, keys.cache).then((found) => authorize(ctx, next, keyOf(found), now));
   };
 
   /** Admits `key` to this route, or refuses it: 401 for a key of the wrong kind, 403 for its tier or scopes. */

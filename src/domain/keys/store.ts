@@ -170,7 +170,7 @@ export function presentKey(plaintext: string): PresentedKey | undefined {
 export async function lookupKey(db: Db, plaintext: string, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
   const presented = presentKey(plaintext);
   if (!presented) return { ok: false, reason: 'malformed' };
-  return (cache && cachedKeyLookup(presented, now, cache)) ?? lookupPresentedKey(db, presented, now, cache);
+  return (cache && cachedKeyLookup(presented, now, cache)) ?? readPresentedKey(db, presented, now, cache);
 }
 
 /**
@@ -182,16 +182,13 @@ export function cachedKeyLookup(presented: PresentedKey, now: Date, cache: KeyCa
   return found && judgeKey(found, presented.parsed, now);
 }
 
-/** `lookupKey` for a key parsed and hashed already, reading it when the cache does not have it. */
-export async function lookupPresentedKey(db: Db, presented: PresentedKey, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
-  let found = cache?.get(presented.digest);
-  if (!found) {
-    const candidates = await keysByPrefix<ApiKeyRow>(db, [presented.parsed.prefix]);
-    const match = candidates.find((row) => digestsEqual(row.key_hash, presented.digest));
-    if (!match) return { ok: false, reason: 'unknown' };
-    found = { row: match, ancestorsLapseAt: match.ancestor_ids.length > 0 ? await ancestorsLapseAt(db, match.ancestor_ids) : null };
-    cache?.set(presented.digest, found);
-  }
+/** `lookupKey` for a key parsed and hashed already that the cache did not have: read, cached, judged. */
+export async function readPresentedKey(db: Db, presented: PresentedKey, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
+  const candidates = await keysByPrefix<ApiKeyRow>(db, [presented.parsed.prefix]);
+  const match = candidates.find((row) => digestsEqual(row.key_hash, presented.digest));
+  if (!match) return { ok: false, reason: 'unknown' };
+  const found = { row: match, ancestorsLapseAt: match.ancestor_ids.length > 0 ? await ancestorsLapseAt(db, match.ancestor_ids) : null };
+  cache?.set(presented.digest, found);
   return judgeKey(found, presented.parsed, now);
 }
 
