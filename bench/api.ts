@@ -285,8 +285,7 @@ async function main(): Promise<number> {
         await app.messageDispatcher.drain(300_000);
         handOver.seconds += (performance.now() - started) / 1000;
       };
-      // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load (the floor's
-      // INSERTs into the scratch table are counted too).
+      // BENCH_QUERIES=1: which of the route's statements waited longest for Postgres under the load.
       const timed = process.env.BENCH_QUERIES === '1' ? countQueries(db) : undefined;
       const [measuredRoute, floor] = await measureInterleaved(floorSpec ? [routeSpec, floorSpec] : [routeSpec], {
         rounds: floorSpec ? rounds : 1,

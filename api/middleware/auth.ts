@@ -6,7 +6,7 @@ import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routeTable';
 import { recordComplianceEvent } from '../../src/domain/compliance/events';
 import { hasScope } from '../../src/domain/keys/scopes';
-import { tierAllows } from '../../src/domain/keys/tiers';
+import { tierAllows, type Verb } from '../../src/domain/keys/tiers';
 import type { KeyCache } from '../../src/domain/keys/cache';
 import {
   cachedKeyLookup,
@@ -62,7 +62,7 @@ export function authenticate(
     if (auth.kind === 'service' ? key.kind !== 'service' : key.kind === 'service') throw errors.invalidApiKey();
     if (auth.kind === 'standard') {
       // The tier is checked first: for an agent key it is the more precise answer.
-      if (!tierAllows(key.permissions, auth.verb)) return refuseTier(ctx, key, now);
+      if (!tierAllows(key.permissions, auth.verb)) return refuseTier(ctx, key, auth.verb, now);
       if (!hasScope(key.scopes, auth.scope)) {
         throw errors.forbidden(`This key lacks the scope ${auth.scope}`, [{ field: 'scope', message: auth.scope }]);
       }
@@ -72,12 +72,11 @@ export function authenticate(
   }
 
   /** 403 `agent_permission_denied`; a key hammering a verb it may not use writes one event a minute, not one per request. */
-  async function refuseTier(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, now: Date): Promise<never> {
-    if (auth.kind !== 'standard') throw new Error('refuseTier: only standard routes have tiers');
+  async function refuseTier(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, verb: Verb, now: Date): Promise<never> {
     const who = { workspaceId: key.workspace_id, environment: key.environment, userId: key.user_id, keyId: key.id };
     const throttle = await consumeRateLimit(
       deps.db,
-      bucketFor('events.permission_denied', who, auth.verb),
+      bucketFor('events.permission_denied', who, verb),
       RATE_LIMITS['events.permission_denied'],
       now,
     );
@@ -88,13 +87,13 @@ export function authenticate(
         eventType: 'agent_key_permission_denied',
         actorKeyId: key.id,
         lineId: key.line_id,
-        metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
+        metadata: { tier: key.permissions, verb, method: ctx.method, path: ctx.path },
         at: now,
       });
     }
-    throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${auth.verb}`, [
+    throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${verb}`, [
       { field: 'tier', message: key.permissions },
-      { field: 'verb', message: auth.verb },
+      { field: 'verb', message: verb },
     ]);
   }
 }

@@ -69,7 +69,6 @@ async function loadgenMain(): Promise<void> {
   const run = (seconds: number) => autocannon(options(seconds));
   const answer = (message: unknown) =>
     new Promise<void>((resolve, reject) => process.send!(message as object, (err: Error | null) => (err ? reject(err) : resolve())));
-  // The spec comes over IPC: with a write row's tenants (a key each) it is too long for a command line.
   const warmUp = async (): Promise<void> => {
     const warmed = spec!.warmupSec > 0 ? ((await run(spec!.warmupSec)) as RawResult).totalCompletedRequests : 0;
     // A write row's warm-up reaches every tenant at least once, as a fleet in steady state has: each tenant's key is
@@ -171,19 +170,23 @@ export async function measureInterleaved(
   for (const generator of generators) await generator.warmUp();
   const seconds = Math.max(1, Math.round(specs[0]!.durationSec / options.rounds));
   const cpuMs = specs.map(() => ({ servers: 0, postgres: 0, temporal: 0, loadgen: 0 }));
+  // CPU time so far (ms) of the process serving `spec`, Postgres and Temporal; undefined where /proc cannot show one.
+  const cpuNow = (spec: LoadSpec) => ({
+    servers: processCpuMs(spec.serverPid ?? process.pid),
+    postgres: postgresCpuMs(options.postgresPort),
+    temporal: processCpuMs(options.temporalPid),
+  });
   for (let round = 0; round < options.rounds; round += 1) {
     const order = round % 2 === 0 ? specs.map((_, i) => i) : specs.map((_, i) => specs.length - 1 - i);
     for (const i of order) {
-      const serverPid = specs[i]!.serverPid;
-      const servers = serverPid === undefined ? process.cpuUsage() : undefined;
-      const serverMs = processCpuMs(serverPid);
-      const postgres = postgresCpuMs(options.postgresPort);
-      const temporal = processCpuMs(options.temporalPid);
-      cpuMs[i]!.loadgen += await generators[i]!.slice(seconds);
-      cpuMs[i]!.temporal += (processCpuMs(options.temporalPid) ?? NaN) - (temporal ?? NaN);
-      cpuMs[i]!.servers += servers ? cpuSeconds(process.cpuUsage(servers)) * 1000 : (processCpuMs(serverPid) ?? NaN) - (serverMs ?? NaN);
-      cpuMs[i]!.postgres += (postgresCpuMs(options.postgresPort) ?? NaN) - (postgres ?? NaN);
-      await options.betweenSlices?.(specs[i]!);
+      const spec = specs[i]!;
+      const before = cpuNow(spec);
+      const loadgenMs = await generators[i]!.slice(seconds);
+      const after = cpuNow(spec);
+      const used = cpuMs[i]!;
+      used.loadgen += loadgenMs;
+      for (const part of ['servers', 'postgres', 'temporal'] as const) used[part] += (after[part] ?? NaN) - (before[part] ?? NaN);
+      await options.betweenSlices?.(spec);
     }
   }
   const summaries: Summary[] = [];
