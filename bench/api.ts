@@ -163,7 +163,7 @@ async function main(): Promise<number> {
     const runReads = process.env.BENCH_READS !== '0';
     const tenantsOf = new Map<WriteRoute, WriteLoad['tenants']>();
     for (const route of routes) {
-      const count = route === 'consent' ? intFromEnv('BENCH_WRITE_TENANTS', 200) : intFromEnv('BENCH_SMS_TENANTS', 1500);
+      const count = route === 'consent' ? intFromEnv('BENCH_WRITE_TENANTS', 400) : intFromEnv('BENCH_SMS_TENANTS', 2500);
       tenantsOf.set(route, await createWriteTenants(db, route, count));
     }
     await createScratchTable(db);

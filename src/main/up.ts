@@ -16,7 +16,6 @@ import { assertStartupConfiguration, type ProcessRole } from '../platform/startu
 import { ensureTemporalCli, startDevServer } from '../../dev/infra/temporal';
 import { createWorkspace, findUser } from '../domain/workspaces/service';
 import { mintUserKey } from '../domain/keys/userKeys';
-import { announceKeyChanges } from '../domain/keys/cache';
 
 /**
  * `npm run up`: brings the whole service up on this machine (Postgres, Temporal dev server,
@@ -366,19 +365,9 @@ async function devKey(db: ReturnType<typeof createDb>, stateFile: string): Promi
     fs.writeFileSync(stateFile, JSON.stringify({ workspace_id: created.workspace.id, user_id: owner.id }, null, 2));
     log(`created dev workspace ${created.workspace.id}`);
   }
-  // The previous run's key was printed once and is now replaced.
-  // Announced like every revocation, so an API instance already running refuses it at once rather than after its cache's TTL.
-  await db.transaction(async (trx) => {
-    const revoked: Array<{ id: string }> = await trx('api_keys')
-      .where({ user_id: owner.id, name: DEV_KEY_NAME })
-      .whereNull('revoked_at')
-      .update({ revoked_at: new Date() })
-      .returning('id');
-    await announceKeyChanges(
-      trx,
-      revoked.map((row) => row.id),
-    );
-  });
+  // The previous run's key was printed once and is now replaced. The database announces the revocation (migration
+  // 0061), so an API instance already running refuses it at once.
+  await db('api_keys').where({ user_id: owner.id, name: DEV_KEY_NAME }).whereNull('revoked_at').update({ revoked_at: new Date() });
   const minted = await mintUserKey(db, { user: owner, environment: 'test', kind: 'standard', name: DEV_KEY_NAME });
   return minted.plaintext;
 }

@@ -500,7 +500,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int('MAX_BODY_BYTES', 1024 * 1024),
     maxUploadBytes: int('MAX_UPLOAD_BYTES', 16 * 1024 * 1024),
     httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    apiKeyCacheTtlMs: int('API_KEY_CACHE_TTL_MS', 1_000),
+    apiKeyCacheTtlMs: int('API_KEY_CACHE_TTL_MS', 300_000),
     apiLastUsedFlushMs: int('API_LAST_USED_FLUSH_MS', 5_000),
     httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 15_000),
     simulatorUrl,

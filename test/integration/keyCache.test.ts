@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { createApp, type App } from '../../api/app';
+import pg from 'pg';
+import { KEY_CHANGES_CHANNEL } from '../../src/domain/keys/cache';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { createLogger } from '../../src/platform/logger';
 import { eventually } from '../support/harness';
@@ -9,7 +11,7 @@ import { useSuite } from '../support/suite';
 /**
  * Two API instances over one database, each with its own pool, key cache and LISTEN connection, as two
  * deployed API processes. The caches trust a row for a minute here, so a refusal within 1 s can only come
- * from the revocation's NOTIFY, not from the TTL.
+ * from the revocation's NOTIFY or from the listener's heartbeat, not from the TTL.
  */
 describe('key cache across API instances', () => {
   const ctx = useSuite();
@@ -51,6 +53,82 @@ describe('key cache across API instances', () => {
     });
     return { status: res.status, body: (await res.json()) as { key: { id: string; plaintext_key: string } } };
   };
+
+  /** Lists lines with `key` until the answer is not 200, or 5 s passed: the status and how long it took from `since`. */
+  const untilRefused = async (url: string, key: string, since: number) => {
+    let status = 200;
+    while (status === 200 && Date.now() - since < 5_000) {
+      status = (await call(url, 'GET', '/api/v1/lines', key)).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20)); // pacing: the polls stay within the key's rate limit
+    }
+    return { status, afterMs: Date.now() - since };
+  };
+
+  /** B's answer from its cache: a second request of a key it has seen costs no lookup. */
+  const expectCached = async (b: { app: App; url: string }, key: string) => {
+    expect((await call(b.url, 'GET', '/api/v1/lines', key)).status).toBe(200);
+    const hitsBefore = b.app.keyCache.hits;
+    expect((await call(b.url, 'GET', '/api/v1/lines', key)).status).toBe(200);
+    expect(b.app.keyCache.hits).toBe(hitsBefore + 1);
+  };
+
+  it('a key revoked by hand in SQL is refused by an instance that had it cached within 1 s (the database announces it)', async () => {
+    const b = await startInstance();
+    const minted = await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'hand-revoked agent' });
+    const agentKey = minted.body.key.plaintext_key;
+    await expectCached(b, agentKey);
+    await ctx.h.db('api_keys').where({ id: minted.body.key.id }).update({ revoked_at: new Date() });
+    const refused = await untilRefused(b.url, agentKey, Date.now());
+    expect(refused.status).toBe(401);
+    expect(refused.afterMs).toBeLessThan(1_000);
+  });
+
+  it('the database announces a change to a key, and not a use stamp', async () => {
+    const listener = new pg.Client({ connectionString: ctx.h.config.databaseUrl! });
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.connect();
+    try {
+      await listener.query(`LISTEN ${KEY_CHANGES_CHANNEL}`);
+      const b = await startInstance();
+      const mint = async (name: string) => (await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name })).body.key.id;
+      const [stamped, changed, deleted] = [await mint('stamped'), await mint('changed'), await mint('deleted')];
+      await ctx.h.db('api_keys').where({ id: stamped }).update({ last_used_at: new Date() });
+      await ctx.h.db('api_keys').where({ id: changed }).update({ monthly_cap_cents: 500 });
+      await ctx.h.db('api_keys').where({ id: deleted }).del();
+      // Notifications arrive in commit order: the stamp's, had there been one, would come first.
+      await eventually(async () => (heard.includes(deleted) ? true : undefined), 2_000, 'the deletion announced');
+      expect(heard).toEqual([changed, deleted]);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it("stops serving from its cache within about a second when its listener's connection hangs", async () => {
+    const b = await startInstance();
+    const revokedKey = await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'revoked while deaf' });
+    const keptKey = await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'kept while deaf' });
+    await expectCached(b, revokedKey.body.key.plaintext_key);
+    const [backend] = (
+      await ctx.h.db.raw(
+        `select pid from pg_stat_activity where application_name = 'switchboard-key-changes' and datname = current_database()`,
+      )
+    ).rows as Array<{ pid: number }>;
+    expect(backend).toBeDefined();
+    // The listener's server process stops without a word: its connection stays open, nothing is delivered on it.
+    process.kill(backend!.pid, 'SIGSTOP');
+    try {
+      const frozenAt = Date.now();
+      await ctx.h.db('api_keys').where({ id: revokedKey.body.key.id }).update({ revoked_at: new Date() });
+      const refused = await untilRefused(b.url, revokedKey.body.key.plaintext_key, frozenAt);
+      expect(refused.status).toBe(401);
+      expect(refused.afterMs).toBeLessThan(1_500);
+      // Meanwhile the instance serves every other key from the database.
+      expect((await call(b.url, 'GET', '/api/v1/lines', keptKey.body.key.plaintext_key)).status).toBe(200);
+    } finally {
+      process.kill(backend!.pid, 'SIGCONT');
+    }
+  });
 
   it('a key revoked through instance A is refused by instance B within 1 s, though B had it cached', async () => {
     const a = await startInstance();

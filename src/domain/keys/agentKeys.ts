@@ -13,7 +13,7 @@ import { DEFAULT_TIER, TIER_SCOPES, type SettableTier } from './tiers';
 import { insertKey, type ApiKeyRow } from './store';
 import { assertWithin, authorityOf, restrictedLineIds, type AuthorityPart, type KeyRestrictions } from './grants';
 import { lockKeys, lockLiveChain, revokeWithDescendants } from './ancestry';
-import { announceKeyChanges } from './cache';
+import { dropChangedKeysHere } from './cache';
 
 export const AGENT_LABEL_PATTERN = '^[a-z0-9][a-z0-9:_.-]{0,127}$';
 
@@ -235,8 +235,8 @@ export async function updateAgentKey(
   if (restrictions.scopes.length !== key.scopes.length || restrictions.scopes.some((s) => !key.scopes.includes(s)))
     update.scopes = [...restrictions.scopes];
   const [row] = Object.keys(update).length ? await trx<ApiKeyRow>('api_keys').where({ id: key.id }).update(update).returning('*') : [key];
-  // A new tier, line or scope set takes effect on every API instance once this commits (cache.ts).
-  if (Object.keys(update).length) await announceKeyChanges(trx, [key.id]);
+  // A new tier, line or scope set takes effect here at once and on every API instance once this commits (cache.ts).
+  if (Object.keys(update).length) dropChangedKeysHere(trx, [key.id]);
   await lifecycleEvent(trx, 'agent_key_updated', row, input.minter.id, input.now, {
     changed: Object.keys(update).filter((f) => f !== 'scopes'),
   });

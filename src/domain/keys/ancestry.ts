@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
-import { announceKeyChanges } from './cache';
+import { dropChangedKeysHere } from './cache';
 import type { ApiKeyRow } from './store';
 
 /** A root key was made by an operator (CLI, portal), not minted by another key. */
@@ -102,8 +102,8 @@ export async function revokeWithDescendants(
     .whereNull('revoked_at')
     .update({ revoked_at: input.now })
     .returning('*');
-  // Every API instance stops accepting the subtree once this commits (cache.ts).
-  await announceKeyChanges(trx, [row.id, ...descendants.map((d) => d.id)]);
+  // This instance stops accepting the subtree at once, every other once this commits (cache.ts).
+  dropChangedKeysHere(trx, [row.id, ...descendants.map((d) => d.id)]);
   const events: Array<[ApiKeyRow, KeyLifecycleEvent, Record<string, unknown>]> = descendants.map((d) => [
     d,
     revocationEvent(d),

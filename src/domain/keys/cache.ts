@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 
-/** The Postgres channel every change to what a key may do is announced on (payload: comma-separated key ids). */
+/**
+ * The Postgres channel every change to what a key may do is announced on (payload: comma-separated key ids). The
+ * database announces: a trigger on `api_keys` (migration 0061) notifies for every changed or deleted row, whoever
+ * changed it, in the changing transaction, so the notification is delivered on commit only.
+ */
 export const KEY_CHANGES_CHANNEL = 'api_key_changes';
-/** NOTIFY payloads are limited to 8000 bytes; 36-character ids and a comma each, with room to spare. */
-const IDS_PER_NOTIFY = 200;
 
 /** What the cache needs of a key row (store.ts's ApiKeyRow; not imported, so store.ts can import this file). */
 interface KeyIdentity {
@@ -25,16 +27,20 @@ interface Entry<Row extends KeyIdentity> extends CachedKey<Row> {
 /**
  * In-process cache of key rows, keyed by the SHA-256 of the presented key (never the plaintext).
  *
- * Invalidation rule: an entry is dropped (a) when any process announces a change to that key or one of its
- * ancestors on KEY_CHANGES_CHANNEL (the mutation's own transaction NOTIFYs; every API process LISTENs, see
- * keyChangeListener.ts), (b) by this process at once when it makes such a change itself, (c) wholesale when the
- * listener's connection is lost or re-established (notifications may have been missed), and (d) at the latest
- * `ttlMs` after it was loaded, which bounds staleness even without a listener. Time-based lapses (the key's own
- * `expires_at`/`revoked_at`, an ancestor's) are checked against the request's `now` on every hit, so they need no
- * invalidation. Unknown keys are never cached: a key minted a moment ago is found on its first use.
+ * Invalidation rule: an entry is served only while this process's key-change listener vouches that it missed no
+ * announcement (`vouch`: its connection LISTENs and answered a heartbeat within the last second, see
+ * keyChangeListener.ts); without a listener nothing is served. An entry is dropped (a) when the database announces
+ * a change to that key or one of its ancestors on KEY_CHANGES_CHANNEL, (b) by this process at once when it makes
+ * such a change itself (`dropChangedKeysHere`), (c) wholesale when the listener's connection is lost or
+ * re-established, and (d) at the latest `ttlMs` after it was loaded, the bound for a change that bypassed the
+ * trigger (triggers disabled during a restore). Time-based lapses (the key's own `expires_at`/`revoked_at`, an
+ * ancestor's) are checked against the request's `now` on every hit, so they need no invalidation. Unknown keys are
+ * never cached: a key minted a moment ago is found on its first use.
  */
 export class KeyCache<Row extends KeyIdentity = KeyIdentity> {
   private readonly entries = new Map<string, Entry<Row>>();
+  /** Real (monotonic) time until which the listener vouches for the entries; before any listener, never. */
+  private vouchedUntilMs = -Infinity;
   hits = 0;
   misses = 0;
 
@@ -46,8 +52,9 @@ export class KeyCache<Row extends KeyIdentity = KeyIdentity> {
   }
 
   get(keyHash: string): CachedKey<Row> | undefined {
-    const entry = this.entries.get(keyHash);
-    if (entry && entry.staleAtMs > performance.now()) {
+    const now = performance.now();
+    const entry = this.vouchedUntilMs > now ? this.entries.get(keyHash) : undefined;
+    if (entry && entry.staleAtMs > now) {
       this.hits += 1;
       return entry;
     }
@@ -60,6 +67,14 @@ export class KeyCache<Row extends KeyIdentity = KeyIdentity> {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(keyHash, { ...value, staleAtMs: performance.now() + this.ttlMs });
+  }
+
+  /**
+   * The listener saw every announcement made before a heartbeat it sent; entries may be served until `untilMs`
+   * (performance.now() time). `-Infinity` when its connection is lost.
+   */
+  vouch(untilMs: number): void {
+    this.vouchedUntilMs = untilMs;
   }
 
   /** Drops every entry for these keys and for keys descending from them. */
@@ -84,16 +99,12 @@ export class KeyCache<Row extends KeyIdentity = KeyIdentity> {
 const liveCaches = new Set<KeyCache<KeyIdentity>>();
 
 /**
- * Announces, inside the mutating transaction, that these keys (and so their descendants) changed: every API
- * process drops them from its cache when the transaction commits (NOTIFY is delivered on commit only). This
- * process's caches drop them now and again once the transaction settles, so a request racing the commit cannot
- * keep the old row either.
+ * Drops these keys (and their descendants) from this process's caches now and again once `trx` settles, so a
+ * request racing the commit cannot keep the old row either. Other processes drop them when the trigger's
+ * announcement reaches them on commit (KEY_CHANGES_CHANNEL).
  */
-export async function announceKeyChanges(trx: Knex.Transaction, keyIds: readonly string[]): Promise<void> {
+export function dropChangedKeysHere(trx: Knex.Transaction, keyIds: readonly string[]): void {
   if (keyIds.length === 0) return;
-  for (let i = 0; i < keyIds.length; i += IDS_PER_NOTIFY) {
-    await trx.raw('select pg_notify(?, ?)', [KEY_CHANGES_CHANNEL, keyIds.slice(i, i + IDS_PER_NOTIFY).join(',')]);
-  }
   const dropLocally = () => {
     for (const cache of liveCaches) cache.invalidate(keyIds);
   };

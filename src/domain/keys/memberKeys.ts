@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
 import { lockKeys, revocationEvent, revokeWithDescendants } from './ancestry';
-import { announceKeyChanges } from './cache';
+import { dropChangedKeysHere } from './cache';
 import { ROLE_PRESETS, type Role } from './scopes';
 import type { ApiKeyRow } from './store';
 
@@ -83,7 +83,7 @@ export async function narrowKeysToRole(
     });
     narrowed.push(key.id);
   }
-  await announceKeyChanges(trx, narrowed);
+  dropChangedKeysHere(trx, narrowed);
   return { narrowed, revoked: [...revoked] };
 }
 

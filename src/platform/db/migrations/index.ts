@@ -53,6 +53,7 @@ import * as m0057 from './0057_call_copy_failures';
 import * as m0058 from './0058_contact_list_skips';
 import * as m0059 from './0059_message_dispatch';
 import * as m0060 from './0060_message_batches';
+import * as m0061 from './0061_key_change_trigger';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -113,6 +114,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0058_contact_list_skips': m0058,
   '0059_message_dispatch': m0059,
   '0060_message_batches': m0060,
+  '0061_key_change_trigger': m0061,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
