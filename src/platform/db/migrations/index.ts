@@ -54,6 +54,7 @@ import * as m0058 from './0058_contact_list_skips';
 import * as m0059 from './0059_message_dispatch';
 import * as m0060 from './0060_message_batches';
 import * as m0061 from './0061_key_change_trigger';
+import * as m0062 from './0062_key_caps_check_plan';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -115,6 +116,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0059_message_dispatch': m0059,
   '0060_message_batches': m0060,
   '0061_key_change_trigger': m0061,
+  '0062_key_caps_check_plan': m0062,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
