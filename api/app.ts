@@ -120,10 +120,12 @@ export function createApp(deps: AppDeps): App {
     const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [...bodyReader, auth] : [auth, ...bodyReader];
     // Replays, conflicts and malformed requests are answered before the rate limit counts
     // the request: a limit meters work the service would do, not typos.
-    if (route.idempotency)
-      chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
+    // With both, the claim counts the hit (one round trip) and the rate limit applies it after validation.
+    const operation = `${route.method.toUpperCase()} ${route.path}`;
+    const limit = route.rateLimit && { name: route.rateLimit, route: operation };
+    if (route.idempotency) chain.push(idempotency({ required: route.idempotency.required, scope: operation, limit }, deps));
     chain.push(validateRequest(route.doc));
-    if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
+    if (limit) chain.push(rateLimit(limit.name, limit.route, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {
       const own = shadowsAConcretePath(path, concrete) ? [notAConcretePath(concrete)] : [];
       router.add(route.method, path, ...own, ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));

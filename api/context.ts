@@ -14,6 +14,7 @@ import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
 import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
 import type { NotedAction } from './portal/notedAction';
+import type { ApiError } from './errors';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -67,6 +68,14 @@ export interface Principal {
   scopes: readonly string[];
 }
 
+/** One request's use of a row of the limits table: the headers to send, the refusal when spent, and how to give it back. */
+export interface LimitSpend {
+  headers: Record<string, string>;
+  refusal?: ApiError;
+  /** Gives the hit back (a request refused as malformed did no work). */
+  giveBack(): Promise<void>;
+}
+
 export interface AppState {
   requestId: string;
   log: Logger;
@@ -83,6 +92,8 @@ export interface AppState {
   upload?: { sha256: string; list: ContactListCsv };
   /** Set by the idempotency middleware when this request owns an Idempotency-Key. */
   idempotency?: IdempotencyHandle;
+  /** The route's rate-limit hit, when the idempotency claim counted it (api/middleware/rateLimit.ts applies it). */
+  limitSpent?: LimitSpend;
   /** What an idempotent replay returns, when it must differ from the first response (no secrets). */
   replayBody?: unknown;
   /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */

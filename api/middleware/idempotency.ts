@@ -14,6 +14,9 @@ import {
   type IdempotencyIdentity,
   type IdempotencyLease,
 } from '../../src/domain/idempotency/store';
+import { claimCountingHit } from '../../src/domain/idempotency/claimCountingHit';
+import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
+import { limitSpendOf, limitSubject } from './rateLimit';
 
 /**
  * Idempotency as a middleware (Stripe's model). The record is keyed by (authenticated key,
@@ -33,7 +36,13 @@ import {
 const STICKY_ERROR_CODES = new Set(['payment_method_required']);
 const MAX_KEY_LENGTH = 255;
 
-export function idempotency(options: { required: boolean; scope: string }, deps: AppDeps): Koa.Middleware<AppState> {
+/** A route's rate limit, counted with the claim (the rateLimit middleware later in the chain applies the decision). */
+export interface ClaimedLimit {
+  name: LimitName;
+  route: string;
+}
+
+export function idempotency(options: { required: boolean; scope: string; limit?: ClaimedLimit }, deps: AppDeps): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const occurrences = ctx.req.rawHeaders.filter((_, i) => i % 2 === 0).filter((name) => name.toLowerCase() === 'idempotency-key').length;
     if (occurrences > 1) throw new ApiError(400, 'duplicate_idempotency_key_header', 'Send the Idempotency-Key header once');
@@ -57,7 +66,7 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
       // An upload is fingerprinted by its digest: the same file again is the same request.
       fingerprint: fingerprintOf({ params, body: ctx.state.upload ? { sha256: ctx.state.upload.sha256 } : (ctx.state.body ?? null) }),
     };
-    const outcome = await runIdempotently(ctx, deps, identity, next);
+    const outcome = await runIdempotently(ctx, deps, identity, next, options.limit);
     if (outcome.replayed) {
       ctx.status = outcome.status;
       ctx.body = outcome.body;
@@ -76,8 +85,9 @@ export async function runIdempotently(
   deps: AppDeps,
   identity: IdempotencyIdentity,
   run: () => Promise<unknown>,
+  limit?: ClaimedLimit,
 ): Promise<{ replayed: false } | { replayed: true; status: number; body: unknown }> {
-  const claim = await claimIdempotencyKey(deps.db, identity, deps.now());
+  const claim = limit ? await claimCountingLimit(ctx, deps, identity, limit) : await claimIdempotencyKey(deps.db, identity, deps.now());
   switch (claim.kind) {
     case 'reused':
       throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 12 hours');
@@ -86,9 +96,40 @@ export async function runIdempotently(
     case 'replay':
       return { replayed: true, status: claim.status, body: claim.body };
     case 'owned':
-      await runHolding(claim.lease, ctx, run, deps);
+      try {
+        await runHolding(claim.lease, ctx, run, deps);
+      } catch (err) {
+        await giveBackUnappliedHit(ctx, err);
+        throw err;
+      }
       return { replayed: false };
   }
+}
+
+/** The claim, counting the route's rate-limit hit when it takes the record: one round trip for both (issue 33). */
+async function claimCountingLimit(
+  ctx: Koa.ParameterizedContext<AppState>,
+  deps: AppDeps,
+  identity: IdempotencyIdentity,
+  limit: ClaimedLimit,
+) {
+  const principal = ctx.state.principal;
+  if (!principal) throw new Error('a rate limit counted with the claim needs an authenticated principal');
+  const bucket = bucketFor(limit.name, limitSubject(principal), limit.route);
+  const counted = await claimCountingHit(deps.db, identity, { bucket, policy: RATE_LIMITS[limit.name] }, deps.now());
+  if ('decision' in counted) ctx.state.limitSpent = limitSpendOf(deps, limit.name, bucket, counted.decision);
+  return counted.claim;
+}
+
+/**
+ * A request refused as malformed before the rateLimit middleware applied the hit the claim counted (validation runs
+ * between them) did no work: its hit is given back, as if it had never been counted.
+ */
+async function giveBackUnappliedHit(ctx: Koa.ParameterizedContext<AppState>, err: unknown): Promise<void> {
+  const spent = ctx.state.limitSpent;
+  if (!spent || !(err instanceof ApiError) || (err.status !== 400 && err.status !== 422)) return;
+  ctx.state.limitSpent = undefined;
+  await spent.giveBack();
 }
 
 function inProgress(): ApiError {

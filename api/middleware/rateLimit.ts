@@ -1,16 +1,8 @@
 import type Koa from 'koa';
-import type { AppDeps, AppState } from '../context';
+import type { AppDeps, AppState, LimitSpend, Principal } from '../context';
 import { ApiError } from '../errors';
-import { consumeRateLimit, refundRateLimitHit } from '../../src/domain/limits/limiter';
+import { consumeRateLimit, refundRateLimitHit, type LimitDecision } from '../../src/domain/limits/limiter';
 import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
-
-/** One request's use of a row of the limits table: the headers to send, the refusal when spent, and how to give it back. */
-export interface LimitSpend {
-  headers: Record<string, string>;
-  refusal?: ApiError;
-  /** Gives the hit back (a request refused as malformed did no work). */
-  giveBack(): Promise<void>;
-}
 
 /**
  * Counts one request against a row of the limits table for `who` (the API's routes and the
@@ -23,9 +15,13 @@ export async function spendLimit(
   who: Parameters<typeof bucketFor>[1],
   route?: string,
 ): Promise<LimitSpend> {
-  const policy = RATE_LIMITS[name];
   const bucket = bucketFor(name, who, route);
-  const decision = await consumeRateLimit(deps.db, bucket, policy, deps.now());
+  return limitSpendOf(deps, name, bucket, await consumeRateLimit(deps.db, bucket, RATE_LIMITS[name], deps.now()));
+}
+
+/** A decision on a hit counted on `bucket` (by spendLimit, or with the idempotency claim) as the request spends it. */
+export function limitSpendOf(deps: Pick<AppDeps, 'db'>, name: LimitName, bucket: string, decision: LimitDecision): LimitSpend {
+  const policy = RATE_LIMITS[name];
   const policyHeader = `${policy.limit};w=${policy.windowSeconds}`;
   const headers = {
     'RateLimit-Policy': policyHeader,
@@ -42,20 +38,26 @@ export async function spendLimit(
   return { headers, refusal, giveBack };
 }
 
+/** Whose bucket an authenticated request's hit goes to. */
+export function limitSubject(principal: Principal): Parameters<typeof bucketFor>[1] {
+  return { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id };
+}
+
 /**
  * Applies one row of the limits table (after validation, so malformed requests are not counted;
- * business-rule refusals the handler raises as 400/422 are given back too).
+ * business-rule refusals the handler raises as 400/422 are given back too). When the idempotency claim counted the
+ * hit (`ctx.state.limitSpent`), its decision is applied here, at the same place in the chain; a request validation
+ * refuses gives that hit back.
  */
 export function rateLimit(name: LimitName, route: string, deps: AppDeps): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new Error('rate limiting needs an authenticated principal');
-    const spent = await spendLimit(
-      deps,
-      name,
-      { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id },
-      route,
-    );
+    // Counted already when the request claimed its Idempotency-Key (idempotency.ts): one round trip fewer. Taken
+    // over here, so that from now on this middleware alone gives the hit back.
+    const counted = ctx.state.limitSpent;
+    ctx.state.limitSpent = undefined;
+    const spent = counted ?? (await spendLimit(deps, name, limitSubject(principal), route));
     for (const [header, value] of Object.entries(spent.headers)) ctx.set(header, value);
     if (spent.refusal) throw spent.refusal;
     try {

@@ -1,6 +1,6 @@
-import type { AppContext, AppDeps } from '../context';
+import type { AppContext, AppDeps, LimitSpend } from '../context';
 import type { ApiError } from '../errors';
-import { spendLimit, type LimitSpend } from '../middleware/rateLimit';
+import { spendLimit } from '../middleware/rateLimit';
 import type { LimitName } from '../../src/domain/limits/policies';
 import type { Operator } from './visitor';
 

@@ -166,6 +166,34 @@ describe('rate limits', () => {
     });
   });
 
+  it('with an Idempotency-Key the claim counts the hit: the same headers and refusals, malformed requests given back, a refused key not stored', async () => {
+    const post = (key: string, body: unknown) =>
+      h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body, headers: { 'idempotency-key': key } });
+    // Refused by validation after the claim counted them: each hit is given back.
+    for (let i = 0; i < 3; i += 1) expect((await post(crypto.randomUUID(), { name: 'x' })).status).toBe(422);
+    const keys = Array.from({ length: 10 }, () => crypto.randomUUID());
+    for (const [i, key] of keys.entries()) {
+      const ok = await post(key, webhookLine());
+      expect(ok.status).toBe(201);
+      expect(ok.headers.get('ratelimit-policy')).toBe('10;w=3600');
+      expect(ok.headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${9 - i}, reset=\\d+$`));
+    }
+    const refusedKey = crypto.randomUUID();
+    const refused = await post(refusedKey, webhookLine());
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+    // A replay spends nothing and still answers.
+    const replay = await post(keys[0]!, webhookLine());
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // The refusal was not stored under its key: once the window has room, the same key is served afresh.
+    h.clock.advance(HOUR);
+    const retried = await post(refusedKey, webhookLine());
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('an idempotent replay does not use up the limit', async () => {
     const headers = { 'idempotency-key': crypto.randomUUID() };
     const first = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine(), headers });

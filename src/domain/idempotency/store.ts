@@ -61,40 +61,51 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** The claim, prepared once per connection: it runs on every request that carries an `Idempotency-Key`. */
-const claimStatement = preparedStatement(
-  'idempotency_claim',
-  `with claimed as (
+/**
+ * The claim's upsert (a CTE named `claimed`): a new, expired or abandoned record is claimed, its id returned. Bindings
+ * are CLAIM_BINDINGS.
+ */
+export const CLAIMED_CTE_SQL = `claimed as (
        insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, lease_token, created_at, expires_at)
-       values (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
+       values (:idem_principal, :idem_scope, :idem_key, :idem_fingerprint, 'in_progress', :idem_locked_until, :idem_lease_token, :idem_now, :idem_expires_at)
        on conflict (principal_key_id, scope, idempotency_key) do update
          set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until, lease_token = excluded.lease_token,
              response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-         where idempotency_keys.expires_at <= ?
-            or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
+         where idempotency_keys.expires_at <= :idem_now
+            or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= :idem_now and idempotency_keys.fingerprint = excluded.fingerprint)
        returning id
-     )
-     select true as claimed, id, null as fingerprint, null as state, null::int as response_status, null::jsonb as response_body from claimed
-     union all
-     select false, id, fingerprint, state, response_status, response_body from idempotency_keys
-      where principal_key_id = ? and scope = ? and idempotency_key = ? and not exists (select 1 from claimed)`,
-);
+     )`;
 
 /**
- * One round trip: the upsert claims a new, expired or abandoned record; when it claims nothing, the same statement
- * returns the record that stands (the outer SELECT reads the snapshot taken before the upsert, which holds any record
- * committed before this request began).
+ * The claim's answer after CLAIMED_CTE_SQL, one row: the claimed record's id, or (claiming nothing) the record that
+ * stands, which the outer SELECT reads in the snapshot taken before the upsert, holding any record committed before
+ * this request began. `extraColumns` (with `null` for the standing record's row) and `extraJoin` let a statement
+ * answer more beside the claim (claimCountingHit.ts).
  */
-export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
+export function claimAnswerSql(extra: { columns: string; nulls: string; join: string } = { columns: '', nulls: '', join: '' }): string {
+  return `select true as claimed, claimed.id, null as fingerprint, null as state, null::int as response_status, null::jsonb as response_body${extra.columns}
+       from claimed ${extra.join}
+     union all
+     select false, id, fingerprint, state, response_status, response_body${extra.nulls} from idempotency_keys
+      where principal_key_id = :idem_principal and scope = :idem_scope and idempotency_key = :idem_key and not exists (select 1 from claimed)`;
+}
+
+/** The bindings of the claim's SQL, in the order `claimValues` gives them. */
+export const CLAIM_BINDINGS = [
+  'idem_principal',
+  'idem_scope',
+  'idem_key',
+  'idem_fingerprint',
+  'idem_locked_until',
+  'idem_lease_token',
+  'idem_now',
+  'idem_expires_at',
+] as const;
+
+/** A claim of `id` at `now`: the values of CLAIM_BINDINGS, under a new lease token. */
+export function claimValues(id: IdempotencyIdentity, now: Date): { leaseToken: string; values: unknown[] } {
   const leaseToken = crypto.randomUUID();
-  const rows = await claimStatement<{
-    claimed: boolean;
-    id: string;
-    fingerprint: string | null;
-    state: string | null;
-    response_status: number | null;
-    response_body: unknown;
-  }>(db, [
+  const values = [
     id.principalKeyId,
     id.scope,
     id.idempotencyKey,
@@ -103,13 +114,31 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
     leaseToken,
     now,
     new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    now,
-    now,
-    id.principalKeyId,
-    id.scope,
-    id.idempotencyKey,
-  ]);
-  const row = rows.at(0);
+  ];
+  return { leaseToken, values };
+}
+
+/** What the claim's SQL answers. */
+export interface ClaimRow {
+  claimed: boolean;
+  id: string;
+  fingerprint: string | null;
+  state: string | null;
+  response_status: number | null;
+  response_body: unknown;
+}
+
+/** The claim, prepared once per connection: it runs on every request that carries an `Idempotency-Key`. */
+const claimStatement = preparedStatement('idempotency_claim', `with ${CLAIMED_CTE_SQL} ${claimAnswerSql()}`, CLAIM_BINDINGS);
+
+/** One round trip: the claim's upsert, and when it claims nothing the record that stands. */
+export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
+  const { leaseToken, values } = claimValues(id, now);
+  return claimOf(id, leaseToken, (await claimStatement<ClaimRow>(db, values)).at(0));
+}
+
+/** What the claim's answer means for the request. */
+export function claimOf(id: IdempotencyIdentity, leaseToken: string, row: ClaimRow | undefined): Claim {
   if (row?.claimed) return { kind: 'owned', lease: { recordId: String(row.id), leaseToken } };
   // Committed by a concurrent request after this statement's snapshot, or released meanwhile: ask for a retry.
   if (!row) return { kind: 'in_progress' };

@@ -20,12 +20,14 @@ export interface LimitDecision {
 }
 
 /**
- * `in_window` is the bucket's hits still inside the window, as seen by the row lock (ON CONFLICT's
- * DO UPDATE reads the latest committed row, so concurrent decisions on one bucket serialise).
- * `last_refused` tells the caller which branch its own statement took.
+ * The decision's upsert of the bucket's row, its new row from `source`: `values (...)`, or a SELECT yielding it only
+ * when the hit is to be counted (the idempotency claim's, ../idempotency/claimCountingHit.ts). The bindings are
+ * `:bucket`, `:now`, `:windowStart` and `:limit`. ON CONFLICT's DO UPDATE reads the latest committed row under its
+ * lock, so concurrent decisions on one bucket serialise; `last_refused` tells the caller which branch its own
+ * statement took.
  */
-const CONSUME_SQL = `
-insert into rate_limit_windows as w (bucket, hits, last_refused) values (:bucket, array[cast(:now as timestamptz)], false)
+export function consumeUpsertSql(source: string): string {
+  return `insert into rate_limit_windows as w (bucket, hits, last_refused) ${source}
 on conflict (bucket) do update set
   hits = case
     when cardinality(array(select h from unnest(w.hits) h where h > cast(:windowStart as timestamptz))) < :limit
@@ -34,24 +36,37 @@ on conflict (bucket) do update set
   end,
   last_refused = cardinality(array(select h from unnest(w.hits) h where h > cast(:windowStart as timestamptz))) >= :limit
 returning last_refused as refused, cardinality(hits)::int as count, (select min(h) from unnest(hits) h) as oldest`;
+}
+
+/** The new row of a bucket's first hit. */
+export const FIRST_HIT_SQL = `values (:bucket, array[cast(:now as timestamptz)], false)`;
+
+/** The bindings of `consumeUpsertSql`, in the order `consumeValues` gives them. */
+export const CONSUME_BINDINGS = ['bucket', 'now', 'windowStart', 'limit'] as const;
 
 /** Every rate-limited request makes this decision: prepared once per connection. */
-const consumeStatement = preparedStatement('rate_limit_consume', CONSUME_SQL, ['bucket', 'now', 'windowStart', 'limit']);
+const consumeStatement = preparedStatement('rate_limit_consume', consumeUpsertSql(FIRST_HIT_SQL), CONSUME_BINDINGS);
+
+/** What the upsert answers. */
+export interface ConsumedRow {
+  refused: boolean;
+  count: number;
+  oldest: Date | null;
+}
+
+/** The values of CONSUME_BINDINGS for a hit on `bucket` at `now`. */
+export function consumeValues(bucket: string, policy: LimitPolicy, now: Date): unknown[] {
+  return [bucket, now, new Date(now.getTime() - policy.windowSeconds * 1000), policy.limit];
+}
 
 /** The decision for a hit that was counted: `count` hits (this one included) are in the window. */
 function admitted(policy: LimitPolicy, count: number, resetSeconds: number, now: Date): LimitDecision {
   return { allowed: true, limit: policy.limit, remaining: policy.limit - count, resetSeconds, retryAfterSeconds: 0, hitAt: now };
 }
 
-export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPolicy, now: Date): Promise<LimitDecision> {
+/** The decision the upsert's answer means for a hit at `now`. */
+export function consumedDecision(policy: LimitPolicy, { refused, count, oldest }: ConsumedRow, now: Date): LimitDecision {
   const windowMs = policy.windowSeconds * 1000;
-  const windowStart = new Date(now.getTime() - windowMs);
-  const [{ refused, count, oldest }] = await consumeStatement<{ refused: boolean; count: number; oldest: Date | null }>(db, [
-    bucket,
-    now,
-    windowStart,
-    policy.limit,
-  ]);
   const secondsUntilOldestLeaves = oldest
     ? Math.max(1, Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000))
     : policy.windowSeconds;
@@ -65,6 +80,11 @@ export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPo
     };
   }
   return admitted(policy, count, secondsUntilOldestLeaves, now);
+}
+
+export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPolicy, now: Date): Promise<LimitDecision> {
+  const [row] = await consumeStatement<ConsumedRow>(db, consumeValues(bucket, policy, now));
+  return consumedDecision(policy, row, now);
 }
 
 /** Gives back one hit recorded at `at` (one occurrence: concurrent requests may share a moment). */
