@@ -31,8 +31,36 @@ import {
 export const MESSAGE_VALIDITY_MS = 10 * 60 * 60_000;
 /** Younger undispatched messages are left to the process that accepted them (its start normally confirms in milliseconds). */
 export const DISPATCH_GRACE_MS = 15_000;
-/** The most messages one send workflow takes: 100 texts of up to 1,600 characters stay far below Temporal's 2 MB payload limit. */
-export const MESSAGE_BATCH_MAX = 100;
+/**
+ * The most messages one send workflow takes, and the most bytes their input may hold: 256 KiB stays below the 512 KiB
+ * at which Temporal warns of a large payload (its limit is 2 MB), whatever the texts (400 texts of 1,600 emoji would
+ * be 2.5 MB); 400 messages keep a batch's history to a few thousand events. Typical texts fill 400 in about 180 KiB.
+ */
+export const MESSAGE_BATCH_MAX = 400;
+export const MESSAGE_BATCH_MAX_BYTES = 256 * 1024;
+/** What a message's input takes beside its text's JSON: ids, numbers, names (about 250 bytes), rounded up. */
+const INPUT_BYTES_BESIDE_TEXT = 400;
+
+/** The bytes a message takes in its batch's input, at most. */
+export function batchInputBytes(input: SendMessageInput): number {
+  return INPUT_BYTES_BESIDE_TEXT + Buffer.byteLength(JSON.stringify(input.text));
+}
+
+/** How many of `bytes` (each message's, in order from `from`) the next batch takes: within both limits, at least one. */
+export function nextBatchLength(
+  bytes: readonly number[],
+  from: number,
+  limits: Pick<DispatchLimits, 'batchMax' | 'batchMaxBytes'>,
+): number {
+  let taken = 0;
+  let total = 0;
+  while (from + taken < bytes.length && taken < limits.batchMax) {
+    total += bytes[from + taken]!;
+    if (taken > 0 && total > limits.batchMaxBytes) break;
+    taken += 1;
+  }
+  return taken;
+}
 /** Per sweep, so one run stays short; the next sweep (5 s later) takes the rest. */
 const SWEEP_BATCH = 200;
 
@@ -99,11 +127,13 @@ async function startBatch(deps: DispatchDeps, batch: SendMessageBatchInput): Pro
   return { dispatched: ids.length, unconfirmed: 0 };
 }
 
-/** Claims the messages in batches of at most MESSAGE_BATCH_MAX, starts each batch's workflow and records its start. */
+/** Claims the messages in batches within MESSAGE_BATCH_MAX and MESSAGE_BATCH_MAX_BYTES, starts each batch's workflow and records its start. */
 export async function dispatchMessages(deps: DispatchDeps, inputs: readonly SendMessageInput[]): Promise<DispatchOutcome> {
   const total: DispatchOutcome = { dispatched: 0, unconfirmed: 0 };
-  for (let at = 0; at < inputs.length; at += MESSAGE_BATCH_MAX) {
-    const chunk = inputs.slice(at, at + MESSAGE_BATCH_MAX);
+  const bytes = inputs.map(batchInputBytes);
+  for (let at = 0, length = 0; at < inputs.length; at += length) {
+    length = nextBatchLength(bytes, at, DEFAULT_DISPATCH_LIMITS);
+    const chunk = inputs.slice(at, at + length);
     const batchId = crypto.randomUUID();
     // A message claimed already (the sweep took it while it waited here) is that batch's.
     const claimed = new Set(
@@ -128,21 +158,29 @@ export async function dispatchMessage(deps: DispatchDeps, input: SendMessageInpu
 /** How the API's dispatcher batches: see MessageDispatcher. */
 export interface DispatchLimits {
   batchMax: number;
+  batchMaxBytes: number;
   lingerMs: number;
   concurrency: number;
   maxWaiting: number;
 }
 
-export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = { batchMax: MESSAGE_BATCH_MAX, lingerMs: 250, concurrency: 2, maxWaiting: 20_000 };
+export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = {
+  batchMax: MESSAGE_BATCH_MAX,
+  batchMaxBytes: MESSAGE_BATCH_MAX_BYTES,
+  lingerMs: 250,
+  concurrency: 2,
+  maxWaiting: 20_000,
+};
 
 /**
- * The API's background hand-over. Messages wait up to `lingerMs` to share a batch (at once when MESSAGE_BATCH_MAX
- * wait); at most `concurrency` batches are dispatched at a time, the rest wait in order (up to `maxWaiting`; past it
+ * The API's background hand-over. Messages wait up to `lingerMs` to share a batch (at once when a full batch waits:
+ * MESSAGE_BATCH_MAX messages or MESSAGE_BATCH_MAX_BYTES); at most `concurrency` batches are dispatched at a time, the rest wait in order (up to `maxWaiting`; past it
  * the sweep takes them). Process memory holds only work the database already records as undispatched, so losing it
  * loses nothing.
  */
 export class MessageDispatcher implements MessageHandOver {
-  private readonly waiting: Array<{ input: SendMessageInput; since: number }> = [];
+  private readonly waiting: Array<{ input: SendMessageInput; since: number; bytes: number }> = [];
+  private waitingBytes = 0;
   private inFlight = 0;
   private inFlightMessages = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -162,7 +200,9 @@ export class MessageDispatcher implements MessageHandOver {
       this.deps.log.warn({ message_id: input.messageId }, 'dispatch queue full; the dispatch sweep starts this message');
       return;
     }
-    this.waiting.push({ input, since: performance.now() });
+    const bytes = batchInputBytes(input);
+    this.waiting.push({ input, since: performance.now(), bytes });
+    this.waitingBytes += bytes;
     this.pump();
   }
 
@@ -187,13 +227,22 @@ export class MessageDispatcher implements MessageHandOver {
   private pump(): void {
     while (this.inFlight < this.limits.concurrency && this.waiting.length > 0) {
       const waited = performance.now() - this.waiting[0]!.since;
-      if (this.waiting.length < this.limits.batchMax && waited < this.limits.lingerMs) {
+      const full = this.waiting.length >= this.limits.batchMax || this.waitingBytes >= this.limits.batchMaxBytes;
+      if (!full && waited < this.limits.lingerMs) {
         this.wakeAfter(this.limits.lingerMs - waited);
         break;
       }
-      this.dispatchBatch(this.waiting.splice(0, this.limits.batchMax).map((entry) => entry.input));
+      const batch = this.waiting.splice(0, this.nextBatchLength());
+      for (const entry of batch) this.waitingBytes -= entry.bytes;
+      this.dispatchBatch(batch.map((entry) => entry.input));
     }
     this.settleIdle();
+  }
+
+  /** The waiting messages the next batch takes, within the limits (at most batchMax entries are read). */
+  private nextBatchLength(): number {
+    const head = this.waiting.slice(0, this.limits.batchMax).map((entry) => entry.bytes);
+    return nextBatchLength(head, 0, this.limits);
   }
 
   private wakeAfter(ms: number): void {
