@@ -131,9 +131,10 @@ async function startBatch(deps: DispatchDeps, batch: SendMessageBatchInput): Pro
 export async function dispatchMessages(deps: DispatchDeps, inputs: readonly SendMessageInput[]): Promise<DispatchOutcome> {
   const total: DispatchOutcome = { dispatched: 0, unconfirmed: 0 };
   const bytes = inputs.map(batchInputBytes);
-  for (let at = 0, length = 0; at < inputs.length; at += length) {
-    length = nextBatchLength(bytes, at, DEFAULT_DISPATCH_LIMITS);
+  for (let at = 0; at < inputs.length;) {
+    const length = nextBatchLength(bytes, at, DEFAULT_DISPATCH_LIMITS);
     const chunk = inputs.slice(at, at + length);
+    at += length;
     const batchId = crypto.randomUUID();
     // A message claimed already (the sweep took it while it waited here) is that batch's.
     const claimed = new Set(

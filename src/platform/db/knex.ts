@@ -3,12 +3,12 @@ import pg from 'pg';
 import { createLogger } from '../logger';
 import { migrationSource } from './migrations';
 import { attachStatementPool } from './prepared';
-import { installPlainRowTemplates } from './rowTemplate';
+import { installRowBuilders } from './rowBuilders';
 
 const dbLog = createLogger('db');
 
-// Every process that opens the database reads rows through pg's Result; see rowTemplate.ts.
-installPlainRowTemplates();
+// Every process that opens the database reads rows through pg's Result; see rowBuilders.ts.
+installRowBuilders();
 
 export type Db = Knex;
 

@@ -1,13 +1,14 @@
 import pg from 'pg';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { queryPrepared } from '../../src/platform/db/prepared';
-import { installPlainRowTemplates } from '../../src/platform/db/rowTemplate';
+import { installRowBuilders } from '../../src/platform/db/rowBuilders';
 
 /**
- * pg's row template is built as a plain object (src/platform/db/rowTemplate.ts): rows must come back exactly as pg's
- * own code gives them, through knex and through the statement pool, and a column named `__proto__` must stay a column.
+ * pg's rows are built by a row builder per column list (src/platform/db/rowBuilders.ts): rows must come back exactly as
+ * pg's own code gives them, through knex and through the statement pool; a column named `__proto__` must stay a column,
+ * and a column's name is only ever a name, whatever it holds.
  */
-describe("pg's rows, with a plain row template", () => {
+describe("pg's rows, built per column list", () => {
   let db: Db;
   beforeAll(() => {
     db = createDb(process.env.DATABASE_URL!, { max: 2, statements: 1 });
@@ -20,7 +21,7 @@ describe("pg's rows, with a plain row template", () => {
 
   test('is what pg 8 builds its rows from, and is installed by opening a database', () => {
     // A pg that no longer builds rows this way keeps its own code; this says when that happens (on an upgrade).
-    expect(installPlainRowTemplates()).toBe(true);
+    expect(installRowBuilders()).toBe(true);
   });
 
   test('rows are the same as pg builds them without it: values, types, column order, a repeated name', async () => {
@@ -75,5 +76,24 @@ describe("pg's rows, with a plain row template", () => {
     expect(Object.prototype.hasOwnProperty.call(row, '__proto__')).toBe(true);
     expect((row as { polluted?: unknown }).polluted).toBeUndefined();
     expect(row.n).toBe(1);
+  });
+
+  test('a name that looks like code is only a name, and a binary result is left to pg', async () => {
+    const names = ['a"b', "c'd", 'e\\f', 'g\nh', '}; globalThis.pwned = 1; ({', '\u2028', '${x}', 'toString'];
+    const sql = `select ${names.map((name, i) => `${i}::int as "${name.replace(/"/g, '""')}"`).join(', ')}`;
+    const [row] = (await db.raw<{ rows: Array<Record<string, unknown>> }>(sql)).rows;
+    expect(Object.keys(row)).toEqual(names);
+    expect(Object.values(row)).toEqual(names.map((_, i) => i));
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
+
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query({ text: "select 'x'::text as s, 7::int4 as n", binary: true } as pg.QueryConfig);
+      expect(rows[0].s).toBe('x');
+      expect(rows[0].n).toBe(7);
+    } finally {
+      await client.end();
+    }
   });
 });
