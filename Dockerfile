@@ -1,5 +1,5 @@
 # One image for every Switchboard process; the compose file picks the entry point per service:
-#   API        node dist/src/main/api.js          (default CMD)
+#   API        node --max-semi-space-size=32 dist/src/main/api.js   (default CMD; the flag: NODE_FLAGS in src/platform/buildLayout.ts)
 #   worker     node dist/src/main/worker.js
 #   simulator  node dist/simulator/main.js
 #   MCP        node dist/src/main/mcp.js
@@ -79,4 +79,4 @@ ENV HOST=0.0.0.0 \
 # 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL; not for publishing).
 EXPOSE 8080 8090
 
-CMD ["node", "dist/src/main/api.js"]
+CMD ["node", "--max-semi-space-size=32", "dist/src/main/api.js"]

@@ -18,6 +18,7 @@
  * schedule it on the other core (the reference machine has 2). That is the same arrangement as
  * running wrk from another shell, while still producing every figure in a single command.
  */
+import { NODE_FLAGS } from '../src/platform/buildLayout';
 import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -112,6 +113,11 @@ function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summ
 }
 
 async function main(): Promise<number> {
+  // The API runs in this process, so with the API's node flags, as deployed (NODE_FLAGS); the floors and the load
+  // generators are forked from it and run with the same.
+  const missingFlags = NODE_FLAGS.api.filter((flag) => !process.execArgv.includes(flag));
+  if (missingFlags.length > 0)
+    throw new Error(`start bench:api with the API's node flags, ${missingFlags.join(' ')} (npm run bench:api does)`);
   const connections = intFromEnv('BENCH_CONNECTIONS', 50);
   const durationSec = intFromEnv('BENCH_DURATION', 10);
   const warmupSec = intFromEnv('BENCH_WARMUP', 2);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { BUILD_ENTRY_POINTS } from '../../src/platform/buildLayout';
+import { BUILD_ENTRY_POINTS, NODE_FLAGS } from '../../src/platform/buildLayout';
 import { projectRoot } from '../../src/platform/config';
 import { spawnLogged } from './proc';
 
@@ -9,7 +9,7 @@ const ENTRY_POINTS = { api: 'src/main/api.ts', worker: 'src/main/worker.ts', sim
 
 /**
  * Under tsx from the sources, or with `from.build` (a production build's root: `npm run build`, dev/build.ts) its
- * JavaScript with plain node, as the image runs it.
+ * JavaScript with plain node, as the image runs it; with the role's node flags either way (NODE_FLAGS).
  */
 export function spawnService(
   entry: keyof typeof ENTRY_POINTS,
@@ -17,9 +17,10 @@ export function spawnService(
   logFile: string,
   from: { build?: string } = {},
 ): ChildProcess {
-  const args = from.build
-    ? [path.join(from.build, BUILD_ENTRY_POINTS[entry])]
-    : ['--import', 'tsx', path.join(projectRoot, ENTRY_POINTS[entry])];
+  const args = [
+    ...NODE_FLAGS[entry],
+    ...(from.build ? [path.join(from.build, BUILD_ENTRY_POINTS[entry])] : ['--import', 'tsx', path.join(projectRoot, ENTRY_POINTS[entry])]),
+  ];
   return spawnLogged(process.execPath, args, logFile, {
     cwd: projectRoot,
     env: { ...process.env, ...env },

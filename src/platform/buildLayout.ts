@@ -15,6 +15,20 @@ export const SHIPPED_FOLDERS = ['api', 'activities', 'workflows', 'src', 'simula
 /** The build's folder in a checkout and in the image (/app/dist). */
 export const BUILD_DIR = 'dist';
 
+/**
+ * The node flags a role's process runs with, before its entry point: `node --max-semi-space-size=32 dist/src/main/api.js`.
+ * The API's young generation (docs/decisions/operations.md, "The API's young generation"): each request allocates tens
+ * of kilobytes that die young, and a larger new space scavenges less often. One home for the Dockerfile's CMD,
+ * docker-compose.yml, the Helm chart, `npm run up` and `bench:api`; their tests hold them to it.
+ */
+export const NODE_FLAGS = {
+  api: ['--max-semi-space-size=32'],
+  worker: [],
+  mcp: [],
+  cli: [],
+  simulator: [],
+} as const satisfies Record<string, readonly string[]>;
+
 /** The entry points, from the build's root: `node dist/src/main/api.js`. */
 export const BUILD_ENTRY_POINTS = {
   api: 'src/main/api.js',

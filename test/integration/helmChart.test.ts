@@ -16,6 +16,7 @@ import {
   type ProcessRole,
 } from '../../src/platform/startupCheck';
 import { KUBERNETES_SCHEMA_VERSION, KubernetesSchemas, type Manifest } from '../support/kubernetesSchemas';
+import { NODE_FLAGS } from '../../src/platform/buildLayout';
 
 /**
  * The Helm chart (deploy/helm/switchboard), offline: `helm lint` and `helm template` of the default values and of the
@@ -265,6 +266,15 @@ describe('the Helm chart', () => {
   });
 
   describe('settings', () => {
+    it("runs each process with its role's node flags, before its entry point", () => {
+      for (const [name, manifests] of Object.entries(releases)) {
+        for (const { object, role, container } of appContainers(manifests)) {
+          const entry = container.command.findIndex((part) => part.endsWith('.js'));
+          expect({ name, object, flags: container.command.slice(1, entry) }).toEqual({ name, object, flags: [...NODE_FLAGS[role]] });
+        }
+      }
+    });
+
     it("gives each process every setting its role's requirements list, and each passes its startup check", () => {
       for (const [name, manifests] of Object.entries(releases)) {
         const secrets = new Map<string, string>();

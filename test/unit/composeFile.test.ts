@@ -13,7 +13,7 @@ import {
 } from '../../src/platform/startupCheck';
 import { dockerfileEnv, readComposeFile, variableReferences, type ComposeFile, type ComposeService } from '../support/composeFile';
 import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
-import { BUILD_DIR, BUILD_ENTRY_POINTS } from '../../src/platform/buildLayout';
+import { BUILD_DIR, BUILD_ENTRY_POINTS, NODE_FLAGS } from '../../src/platform/buildLayout';
 
 /**
  * Docker does not run here, so the compose deployment is tested by reading it (issue 15; security
@@ -104,6 +104,15 @@ describe('docker-compose.yml', () => {
         const report = configurationReport(role, loadConfig(environmentOf(name)), PROVIDER_SETTINGS);
         expect({ name, ...report }).toEqual({ name, problems: [], warnings: [] });
       }
+    });
+
+    it("runs each app process with its role's node flags, before its entry point", () => {
+      for (const { name, role } of appServices) {
+        const command = services[name].command!;
+        const entry = command.findIndex((part) => part.endsWith('.js'));
+        expect({ name, flags: command.slice(1, entry) }).toEqual({ name, flags: [...NODE_FLAGS[role]] });
+      }
+      expect(services.api.command).toContain('--max-semi-space-size=32');
     });
 
     it("gives each app process every setting its role's requirements list", () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../src/platform/config';
-import { BUILD_DIR, BUILD_ENTRY_POINTS, WORKFLOW_BUNDLE_FILE } from '../../src/platform/buildLayout';
+import { BUILD_DIR, BUILD_ENTRY_POINTS, NODE_FLAGS, WORKFLOW_BUNDLE_FILE } from '../../src/platform/buildLayout';
 import { readComposeFile } from '../support/composeFile';
 import { dockerStages, readDockerfile, stageEnv, type DockerStage } from '../support/dockerfile';
 
@@ -75,7 +75,7 @@ function runtimeProblems(runtime: DockerStage): string[] {
   const cmdAt = keywords.lastIndexOf('CMD');
   if (cmdAt < userAt) problems.push('CMD comes before USER');
   const cmd = last(runtime, 'CMD');
-  if (cmd !== JSON.stringify(['node', `${BUILD_DIR}/${BUILD_ENTRY_POINTS.api}`]).replace(/,/g, ', '))
+  if (cmd !== JSON.stringify(['node', ...NODE_FLAGS.api, `${BUILD_DIR}/${BUILD_ENTRY_POINTS.api}`]).replace(/,/g, ', '))
     problems.push(`CMD is ${cmd}, not node on the build's API entry point`);
   const bundle = stageEnv(runtime).WORKFLOW_BUNDLE_PATH;
   if (bundle !== path.posix.join(workdir ?? '/', BUILD_DIR, WORKFLOW_BUNDLE_FILE))
@@ -101,7 +101,7 @@ describe('Dockerfile', () => {
     expect(problemsOf(singleStage)).toEqual(['1 stage(s): a build stage and a runtime stage expected']);
     const spoiled = text
       .replace(/^USER node$/m, 'USER root')
-      .replace('CMD ["node", "dist/src/main/api.js"]', 'CMD ["node", "--import", "tsx", "src/main/api.ts"]')
+      .replace('CMD ["node", "--max-semi-space-size=32", "dist/src/main/api.js"]', 'CMD ["node", "--import", "tsx", "src/main/api.ts"]')
       .replace(/npm install --no-save --omit=dev/, 'npm install --no-save')
       .replace('COPY --from=build /app/dist ./dist', 'COPY --from=build /app/dist ./dist\nCOPY . .');
     expect(problemsOf(spoiled)).toEqual([
@@ -126,7 +126,9 @@ describe('Dockerfile', () => {
     expect(app.map(([name]) => name).sort()).toEqual(['api', 'migrate', 'simulator', 'worker']);
     const entries = Object.values(BUILD_ENTRY_POINTS).map((entry) => `${BUILD_DIR}/${entry}`);
     for (const [name, service] of app) {
-      const [program, entry] = service.command ?? [];
+      const [program, ...rest] = service.command ?? [];
+      // After the node flags (NODE_FLAGS; composeFile.test.ts checks which).
+      const entry = rest.find((part) => !part.startsWith('--'));
       expect({ name, program, entry: entries.includes(entry) ? 'the build' : entry }).toEqual({
         name,
         program: 'node',
