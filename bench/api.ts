@@ -259,6 +259,7 @@ async function main(): Promise<number> {
       console.log(
         `[bench] GET line: ${fmt(readRatio, 3)}x Koa + one prepared SELECT: ${readRatio >= READ_TARGET ? 'meets' : 'MISSES'} the target`,
       );
+      if (readRatio < READ_TARGET) failures.push(`GET line misses the read target (${fmt(readRatio, 3)}x, ${READ_TARGET}x asked)`);
       console.log('');
     }
 

@@ -129,7 +129,7 @@ describe('Dockerfile', () => {
       const [program, ...rest] = service.command ?? [];
       // After the node flags (NODE_FLAGS; composeFile.test.ts checks which).
       const entry = rest.find((part) => !part.startsWith('--'));
-      expect({ name, program, entry: entries.includes(entry) ? 'the build' : entry }).toEqual({
+      expect({ name, program, entry: entry !== undefined && entries.includes(entry) ? 'the build' : entry }).toEqual({
         name,
         program: 'node',
         entry: 'the build',
