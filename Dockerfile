@@ -1,5 +1,6 @@
 # One image for every Switchboard process; the compose file picks the entry point per service:
-#   API        node --max-semi-space-size=32 dist/src/main/api.js   (default CMD; the flag: NODE_FLAGS in src/platform/buildLayout.ts)
+#   API        node --max-semi-space-size=32 --no-allocation-site-pretenuring dist/src/main/api.js
+#              (default CMD; the flags: NODE_FLAGS in src/platform/buildLayout.ts)
 #   worker     node dist/src/main/worker.js
 #   simulator  node dist/simulator/main.js
 #   MCP        node dist/src/main/mcp.js
@@ -79,4 +80,4 @@ ENV HOST=0.0.0.0 \
 # 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL; not for publishing).
 EXPOSE 8080 8090
 
-CMD ["node", "--max-semi-space-size=32", "dist/src/main/api.js"]
+CMD ["node", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "dist/src/main/api.js"]

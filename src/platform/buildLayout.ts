@@ -16,13 +16,15 @@ export const SHIPPED_FOLDERS = ['api', 'activities', 'workflows', 'src', 'simula
 export const BUILD_DIR = 'dist';
 
 /**
- * The node flags a role's process runs with, before its entry point: `node --max-semi-space-size=32 dist/src/main/api.js`.
- * The API's young generation (docs/decisions/operations.md, "The API's young generation"): each request allocates tens
- * of kilobytes that die young, and a larger new space scavenges less often. One home for the Dockerfile's CMD,
- * docker-compose.yml, the Helm chart, `npm run up` and `bench:api`; their tests hold them to it.
+ * The node flags a role's process runs with, before its entry point:
+ * `node --max-semi-space-size=32 --no-allocation-site-pretenuring dist/src/main/api.js`. The API's young generation
+ * (docs/decisions/operations.md, "The API's young generation"): each request allocates tens of kilobytes that die
+ * young; a larger new space scavenges less often, and without pretenuring a burst of long-lived objects (a start-up,
+ * a batch of inserts) cannot make V8 allocate every later request's objects in the old generation. One home for the
+ * Dockerfile's CMD, docker-compose.yml, the Helm chart, `npm run up` and `bench:api`; their tests hold them to it.
  */
 export const NODE_FLAGS = {
-  api: ['--max-semi-space-size=32'],
+  api: ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'],
   worker: [],
   mcp: [],
   cli: [],

@@ -101,7 +101,10 @@ describe('Dockerfile', () => {
     expect(problemsOf(singleStage)).toEqual(['1 stage(s): a build stage and a runtime stage expected']);
     const spoiled = text
       .replace(/^USER node$/m, 'USER root')
-      .replace('CMD ["node", "--max-semi-space-size=32", "dist/src/main/api.js"]', 'CMD ["node", "--import", "tsx", "src/main/api.ts"]')
+      .replace(
+        'CMD ["node", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "dist/src/main/api.js"]',
+        'CMD ["node", "--import", "tsx", "src/main/api.ts"]',
+      )
       .replace(/npm install --no-save --omit=dev/, 'npm install --no-save')
       .replace('COPY --from=build /app/dist ./dist', 'COPY --from=build /app/dist ./dist\nCOPY . .');
     expect(problemsOf(spoiled)).toEqual([
