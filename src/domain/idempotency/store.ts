@@ -79,8 +79,8 @@ export const CLAIMED_CTE_SQL = `claimed as (
 /**
  * The claim's answer after CLAIMED_CTE_SQL, one row: the claimed record's id, or (claiming nothing) the record that
  * stands, which the outer SELECT reads in the snapshot taken before the upsert, holding any record committed before
- * this request began. `extraColumns` (with `null` for the standing record's row) and `extraJoin` let a statement
- * answer more beside the claim (claimCountingHit.ts).
+ * this request began. `extra` lets a statement answer more beside the claim (claimCountingHit.ts): its `columns` on
+ * the claimed row (from what `join` adds), and `nulls` in their place on the standing record's.
  */
 export function claimAnswerSql(extra: { columns: string; nulls: string; join: string } = { columns: '', nulls: '', join: '' }): string {
   return `select true as claimed, claimed.id, null as fingerprint, null as state, null::int as response_status, null::jsonb as response_body${extra.columns}

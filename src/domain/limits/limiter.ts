@@ -39,7 +39,7 @@ returning last_refused as refused, cardinality(hits)::int as count, (select min(
 }
 
 /** The new row of a bucket's first hit. */
-export const FIRST_HIT_SQL = `values (:bucket, array[cast(:now as timestamptz)], false)`;
+const FIRST_HIT_SQL = `values (:bucket, array[cast(:now as timestamptz)], false)`;
 
 /** The bindings of `consumeUpsertSql`, in the order `consumeValues` gives them. */
 export const CONSUME_BINDINGS = ['bucket', 'now', 'windowStart', 'limit'] as const;
