@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import { queryDescribedOnce } from './describedOnce';
 
 /** The statement pool of each database handle that has one (createDb's `statements`). */
 const statementPools = new WeakMap<Knex, pg.Pool>();
@@ -31,24 +32,23 @@ export function attachStatementPool(db: Knex, pool: pg.Pool): void {
 
 /**
  * A hot statement as a named prepared statement: Postgres parses and plans `text` once per connection (pg keeps the
- * names it has prepared per client), and knex's query building is skipped. It runs on the handle's statement pool
+ * names it has prepared per client) and describes its rows once per connection (describedOnce.ts), and knex's query
+ * building is skipped. It runs on the handle's statement pool
  * when it has one, else on one of the knex pool's connections. Only for fixed statements on the request path; `name`
  * must be unique per `text`. Rows come back parsed as knex returns them.
  */
 export function queryPrepared<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
   const pool = statementPools.get(db);
   // The hot path without an async layer of its own (issue 33).
-  if (pool) return pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] }).then((result) => result.rows);
+  if (pool) return queryDescribedOnce<Row>(pool, name, text, values);
   return onKnexConnection<Row>(db, name, text, values);
 }
 
 /** `queryPrepared` on a connection of knex's pool: a handle without a statement pool (the worker, the CLI, `up`). */
 async function onKnexConnection<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const connection = (await db.client.acquireConnection()) as {
-    query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: Row[] }>;
-  };
+  const connection = (await db.client.acquireConnection()) as pg.ClientBase;
   try {
-    return (await connection.query({ name, text, values })).rows;
+    return await queryDescribedOnce<Row>(connection, name, text, values);
   } finally {
     await db.client.releaseConnection(connection);
   }

@@ -49,19 +49,25 @@ export function installRowBuilders(): boolean {
   const pgParseRow = proto.parseRow;
   // null: a list pg's own code builds (a `__proto__` column).
   const builders = new Map<string, RowBuilder | null>();
+  // The builder of a description seen before (a prepared statement's, kept by describedOnce.ts): no names to join.
+  const byDescription = new WeakMap<pg.FieldDef[], RowBuilder | null>();
   const addFields: AddFields = function (this: ResultInternals, fields) {
     this._buildRow = undefined;
-    // Postgres names cannot hold a NUL, so the list is told apart by its names joined with one.
-    let names = '';
-    for (let i = 0; i < fields.length; i += 1) {
-      if (fields[i]!.format === 'binary') return pgAddFields.call(this, fields);
-      names += `${fields[i]!.name}\u0000`;
-    }
-    let builder = builders.get(names);
+    let builder = byDescription.get(fields);
     if (builder === undefined) {
-      builder = rowBuilder(fields);
-      if (builders.size >= MAX_BUILDERS) builders.clear();
-      builders.set(names, builder);
+      // Postgres names cannot hold a NUL, so the list is told apart by its names joined with one.
+      let names = '';
+      for (let i = 0; i < fields.length; i += 1) {
+        if (fields[i]!.format === 'binary') return pgAddFields.call(this, fields);
+        names += `${fields[i]!.name}\u0000`;
+      }
+      builder = builders.get(names);
+      if (builder === undefined) {
+        builder = rowBuilder(fields);
+        if (builders.size >= MAX_BUILDERS) builders.clear();
+        builders.set(names, builder);
+      }
+      byDescription.set(fields, builder);
     }
     if (builder === null) return pgAddFields.call(this, fields);
     this.fields = fields;
