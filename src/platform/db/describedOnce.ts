@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import pg from 'pg';
+import { keepRowBuilderFor } from './rowBuilders';
 
 /** The parts of pg's `Connection` (pg/lib/connection.js, 8.x) an execution of a prepared statement sends with. */
 interface PgConnection {
@@ -91,6 +92,7 @@ class DescribedOnceQuery extends PgQueryClass {
     let kept = descriptions.get(connection);
     if (!kept) descriptions.set(connection, (kept = new Map()));
     kept.set(this.name, { text: this.text, description: message });
+    keepRowBuilderFor(message.fields);
   }
 }
 

@@ -33,8 +33,8 @@ export function attachStatementPool(db: Knex, pool: pg.Pool): void {
 /**
  * A hot statement as a named prepared statement: Postgres parses and plans `text` once per connection (pg keeps the
  * names it has prepared per client) and describes its rows once per connection (describedOnce.ts), and knex's query
- * building is skipped. It runs on the handle's statement pool
- * when it has one, else on one of the knex pool's connections. Only for fixed statements on the request path; `name`
+ * building is skipped. It runs on the handle's statement pool when it has one, else on one of the knex pool's
+ * connections. Only for fixed statements on the request path; `name`
  * must be unique per `text`. Rows come back parsed as knex returns them.
  */
 export function queryPrepared<Row>(db: Knex, name: string, text: string, values: readonly unknown[]): Promise<Row[]> {

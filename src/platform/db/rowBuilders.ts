@@ -19,6 +19,21 @@ type ParseRow = (this: ResultInternals, raw: Array<string | null>) => Record<str
 
 const INSTALLED = Symbol.for('switchboard.pg.rowBuilders');
 
+/** Marks a description whose builder is to be kept on it (`keepRowBuilderFor`) until a result first uses it. */
+const TO_KEEP = Symbol('to keep');
+
+/**
+ * The builders of the descriptions describedOnce.ts hands to pg on every execution of a prepared statement, by the
+ * description's columns array (the same array each time): found without joining the names again. Only those are
+ * kept this way; any other result's columns are a new array each time and are not stored.
+ */
+const keptDescriptions = new WeakMap<pg.FieldDef[], RowBuilder | null | typeof TO_KEEP>();
+
+/** Keeps the row builder of `fields`, a description that will be handed to pg again, on the description itself. */
+export function keepRowBuilderFor(fields: pg.FieldDef[]): void {
+  if (!keptDescriptions.has(fields)) keptDescriptions.set(fields, TO_KEEP);
+}
+
 /** How many column lists' builders are kept; past it they are all dropped and made again as results come. */
 const MAX_BUILDERS = 1_000;
 
@@ -49,11 +64,10 @@ export function installRowBuilders(): boolean {
   const pgParseRow = proto.parseRow;
   // null: a list pg's own code builds (a `__proto__` column).
   const builders = new Map<string, RowBuilder | null>();
-  // The builder of a description seen before (a prepared statement's, kept by describedOnce.ts): no names to join.
-  const byDescription = new WeakMap<pg.FieldDef[], RowBuilder | null>();
   const addFields: AddFields = function (this: ResultInternals, fields) {
     this._buildRow = undefined;
-    let builder = byDescription.get(fields);
+    const kept = keptDescriptions.get(fields);
+    let builder = kept === TO_KEEP ? undefined : kept;
     if (builder === undefined) {
       // Postgres names cannot hold a NUL, so the list is told apart by its names joined with one.
       let names = '';
@@ -67,7 +81,7 @@ export function installRowBuilders(): boolean {
         if (builders.size >= MAX_BUILDERS) builders.clear();
         builders.set(names, builder);
       }
-      byDescription.set(fields, builder);
+      if (kept === TO_KEEP) keptDescriptions.set(fields, builder);
     }
     if (builder === null) return pgAddFields.call(this, fields);
     this.fields = fields;
