@@ -60,7 +60,7 @@ const IPV6 = [
   `(?:${H16}:){1,4}:(?:${H16}:)?${DOTTED_DECIMAL}`,
 ].join('|');
 /**
- * The other ways URL parsing writes an IPv4 address, which the SSRF check reads as it does (src/platform/egress): four
+ * The other ways URL parsing writes an IPv4 address, which the SSRF check reads as it does (src/platform/net/egress.ts): four
  * parts each decimal, octal (`0177`) or hex (`0x7f`) up to 255, or one number (`2130706433`, `0x7f000001`,
  * `017700000001`; in decimal below 4,200,000,000). The two- and three-part forms (`127.1`) are not taken.
  */
@@ -81,12 +81,11 @@ const HOST = [
 
 /**
  * A URL with one of these schemes (any case, as `new URL()` reads it) and a host: `hasScheme` in
- * src/domain/lines/rules.ts. The pattern is narrower than what URL parsing takes (no empty labels, no
- * percent-encoded host, at most one `@`, a path after `/`, `?` or `#` only), never wider: a value the document allows is one the rules
- * accept, which schemathesis checks (`positive_data_acceptance`; a fresh seed found `Wss://:`, an empty host, when
- * any character after `//` passed). `[0-9]`, not `\d`: a generator in another language reads `\d` as any Unicode
- * digit. One gap is left: a malformed IDN label (`xn--` with bad punycode) passes here and the rule refuses it (the
- * same 422).
+ * src/domain/lines/rules.ts. The pattern is narrower than what URL parsing takes (no empty labels, no percent-encoded
+ * host, at most one `@`, a path only after `/`, `?` or `#`), never wider: a value the document allows is one the rules
+ * accept, which schemathesis checks (`positive_data_acceptance`; a fresh seed found `Wss://:`, an empty host, when any
+ * character after `//` passed). `[0-9]`, not `\d`: a generator in another language reads `\d` as any Unicode digit.
+ * One gap is left: a malformed IDN label (`xn--` with bad punycode) passes here and the rule refuses it (the same 422).
  */
 function urlWithScheme(schemes: string[]): Record<string, unknown> {
   const anyCase = (scheme: string) => [...scheme].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
