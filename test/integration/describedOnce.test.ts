@@ -8,7 +8,7 @@ import { describedOnceSupported, queryDescribedOnce } from '../../src/platform/d
  * Counted here on pg's own Connection: the messages it really sends.
  */
 describe('prepared statements described once per connection', () => {
-  const Connection = createRequire(require.resolve('pg'))('./connection') as { prototype: { describe(message: unknown): void } };
+  const Connection = createRequire(__filename)('pg/lib/connection') as { prototype: { describe(message: unknown): void } };
   const pgDescribe = Connection.prototype.describe;
   let describes = 0;
   let pool: pg.Pool;

@@ -35,9 +35,8 @@ interface PgQuery {
   _getRows(connection: PgConnection, rows: number | undefined): void;
 }
 
-const pgRequire = createRequire(require.resolve('pg'));
 const PgQueryClass = pg.Query as unknown as new (config: pg.QueryConfig) => PgQuery;
-const { prepareValue } = pgRequire('./utils') as { prepareValue: unknown };
+const { prepareValue } = createRequire(__filename)('pg/lib/utils') as { prepareValue: unknown };
 
 /** What each connection's Postgres said its prepared statements return, by statement name (with the text it was for). */
 const descriptions = new WeakMap<PgConnection, Map<string, { text: string; description: RowDescription }>>();
@@ -64,10 +63,10 @@ class DescribedOnceQuery extends PgQueryClass {
   #describing: PgConnection | undefined;
 
   override prepare(connection: PgConnection): void {
-    const name = this.name;
-    const kept = name && this.rows === undefined ? descriptions.get(connection)?.get(name) : undefined;
+    const name = this.rows === undefined ? this.name : undefined;
+    const kept = name ? descriptions.get(connection)?.get(name) : undefined;
     if (!name || !kept || kept.text !== this.text || !this.hasBeenParsed(connection)) {
-      this.#describing = name && this.rows === undefined ? connection : undefined;
+      this.#describing = name ? connection : undefined;
       super.prepare(connection);
       return;
     }
