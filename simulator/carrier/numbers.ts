@@ -56,10 +56,25 @@ export class NumberSimulatorState {
   readonly owned = new Map<string, OwnedNumber>();
   provisionFault: ProvisionFault = 'normal';
   private held: Array<() => void> = [];
+  /** Numbers other accounts of the carrier hold (see `withhold`). */
+  private readonly heldElsewhere = new Set<string>();
 
-  /** Whether a number is sold or routed already (never sold twice). */
+  /** Whether a number is sold, routed or held elsewhere already (never sold twice). */
   private isTaken(phoneNumber: string): boolean {
-    return this.owned.has(phoneNumber) || [...this.numbers.values()].some((n) => n.phone_number === phoneNumber && n.status === 'active');
+    return (
+      this.owned.has(phoneNumber) ||
+      this.heldElsewhere.has(phoneNumber) ||
+      [...this.numbers.values()].some((n) => n.phone_number === phoneNumber && n.status === 'active')
+    );
+  }
+
+  /**
+   * Takes numbers off sale, as a carrier never sells a number another account holds. The test harness withholds
+   * the numbers its database's lines hold: one simulator per test file sells into a database that earlier files
+   * filled, where a number may be held by one line only.
+   */
+  withhold(phoneNumbers: Iterable<string>): void {
+    for (const phoneNumber of phoneNumbers) this.heldElsewhere.add(phoneNumber);
   }
 
   /** Blocks until the control API releases held requests (fault `hold`). */

@@ -35,6 +35,15 @@ describe('simulator number pool', () => {
     expect(numbers.provision('one-more', { country: 'GB', number_type: 'mobile', area_code: '7400' })).toEqual({ unmatched: 'area_code' });
   });
 
+  it('never sells a number another account holds (withheld), and says so once none is left', () => {
+    const numbers = new NumberSimulatorState();
+    const range = Array.from({ length: 1000 }, (_, i) => `+447400900${String(i).padStart(3, '0')}`);
+    numbers.withhold(range.filter((number) => number !== '+447400900417'));
+    // The random draws all hit withheld numbers; the sweep finds the one left.
+    expect(sold(numbers, 'left', { country: 'GB', number_type: 'mobile' }).phone_number).toBe('+447400900417');
+    expect(numbers.provision('none', { country: 'GB', number_type: 'mobile' })).toEqual({ unmatched: 'country' });
+  });
+
   it('imports an owned number once, keeps it in the account when detached, and refuses a number it does not own', () => {
     const numbers = new NumberSimulatorState();
     numbers.own('+14155550142');
