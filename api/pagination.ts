@@ -40,9 +40,9 @@ const UUID_TEXT = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
  */
 export const CURSOR_SCHEMA = {
   type: 'string',
-  maxLength: 100,
+  // The bound on the one branch whose length it limits: a date and this API's cursor have fixed lengths.
   anyOf: [
-    { format: 'date-time' },
+    { format: 'date-time', maxLength: 100 },
     { format: 'date' },
     { pattern: `^${EXISTING_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}Z\\|${UUID_TEXT}$` },
   ],

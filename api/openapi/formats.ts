@@ -93,10 +93,17 @@ export function boundIntegers<T>(value: T): T {
 /** A string without U+0000, which Postgres text cannot hold (the validator's `refuseNulCharacters` backs it up). */
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
+/** Whether a schema's own keywords already exclude U+0000 (a pattern, format, enum, const or reference of its own). */
+function excludesNul(schema: Record<string, unknown>): boolean {
+  return ['pattern', 'format', 'enum', 'const', '$ref'].some((keyword) => schema[keyword] !== undefined);
+}
+
 /**
  * Every string a request schema admits says it excludes U+0000: a string with no `pattern`,
- * `format`, `enum` or `const` of its own gets NO_NUL_PATTERN (the others exclude it already), so
- * the document refuses what the validator refuses.
+ * `format`, `enum` or `const` of its own, nor `anyOf`/`oneOf` branches that each have one, gets
+ * NO_NUL_PATTERN (the others exclude it already), so the document refuses what the validator refuses.
+ * A redundant pattern is not harmless: beside a `format` it keeps schemathesis' generators from
+ * reaching the branch's length bounds, and its coverage phase then spends seconds searching for them.
  */
 export function forbidNul<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => forbidNul(item)) as T;
@@ -104,7 +111,11 @@ export function forbidNul<T>(value: T): T {
   const schema = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, forbidNul(v)])) as Record<string, unknown>;
   const type = schema.type;
   const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
-  const constrained = ['pattern', 'format', 'enum', 'const', '$ref'].some((keyword) => schema[keyword] !== undefined);
-  if (isString && !constrained) schema.pattern = NO_NUL_PATTERN;
+  const branches = schema.anyOf ?? schema.oneOf;
+  const branchesExclude =
+    Array.isArray(branches) &&
+    branches.length > 0 &&
+    branches.every((branch) => !!branch && typeof branch === 'object' && excludesNul(branch as Record<string, unknown>));
+  if (isString && !excludesNul(schema) && !branchesExclude) schema.pattern = NO_NUL_PATTERN;
   return schema as T;
 }

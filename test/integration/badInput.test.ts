@@ -184,6 +184,25 @@ describe('no 500 for bad input', () => {
       { method: 'GET', path: '/api/v1/compliance/audit?from=2026-13-01T00:00:00Z', status: 422, code: 'validation_error' },
     ],
     [
+      // 2026-01-01T00:00:00. + fraction digits + Z: a real date-time, one character past the bound.
+      'compliance audit from longer than 64 characters',
+      {
+        method: 'GET',
+        path: `/api/v1/compliance/audit?from=2026-01-01T00:00:00.${'1'.repeat(44)}Z`,
+        status: 422,
+        code: 'validation_error',
+      },
+    ],
+    [
+      'a cursor longer than 100 characters',
+      {
+        method: 'GET',
+        path: `/api/v1/billing/transactions?cursor=2026-01-01T00:00:00.${'1'.repeat(80)}Z`,
+        status: 422,
+        code: 'validation_error',
+      },
+    ],
+    [
       'compliance audit to on February 30',
       { method: 'GET', path: '/api/v1/compliance/audit?to=2026-02-30', status: 422, code: 'validation_error' },
     ],
@@ -234,6 +253,15 @@ describe('no 500 for bad input', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ events: expect.any(Array), total: expect.any(Number) });
+  });
+
+  it('a date-time as long as the bounds allow is taken (64 characters in the audit range, 100 as a cursor)', async () => {
+    const audit = await h.request('GET', `/api/v1/compliance/audit?from=2026-01-01T00:00:00.${'1'.repeat(43)}Z`, { key: tenant.keys.test });
+    expect(audit.status).toBe(200);
+    const page = await h.request('GET', `/api/v1/billing/transactions?cursor=2026-01-01T00:00:00.${'1'.repeat(79)}Z`, {
+      key: tenant.keys.test,
+    });
+    expect(page.status).toBe(200);
   });
 
   it('a date in the compliance audit range means midnight UTC of that day', async () => {

@@ -1,4 +1,4 @@
-import { boundIntegers, isUuid, parseDate, parseDateOrDateTime, parseDateTime } from '../../api/openapi/formats';
+import { boundIntegers, forbidNul, isUuid, NO_NUL_PATTERN, parseDate, parseDateOrDateTime, parseDateTime } from '../../api/openapi/formats';
 
 describe('strict formats', () => {
   it('a UUID is the canonical 8-4-4-4-12 hex form only', () => {
@@ -57,6 +57,19 @@ describe('strict formats', () => {
         b: { type: ['integer', 'null'], minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
         c: { type: 'string' },
       },
+    });
+  });
+
+  it('a string refuses NUL by a pattern unless its own keywords, or every one of its branches, already do', () => {
+    expect(forbidNul({ type: 'string', maxLength: 5 })).toEqual({ type: 'string', maxLength: 5, pattern: NO_NUL_PATTERN });
+    expect(forbidNul({ type: 'string', format: 'date' })).toEqual({ type: 'string', format: 'date' });
+    const formats = { type: 'string', anyOf: [{ format: 'date-time', maxLength: 64 }, { format: 'date' }] };
+    expect(forbidNul(formats)).toEqual(formats);
+    const open = { type: 'string', anyOf: [{ format: 'date' }, { maxLength: 3 }] };
+    expect(forbidNul(open)).toEqual({ ...open, pattern: NO_NUL_PATTERN });
+    expect(forbidNul({ type: 'object', properties: { at: { type: 'string', oneOf: [{ const: 'now' }, { minLength: 2 }] } } })).toEqual({
+      type: 'object',
+      properties: { at: { type: 'string', oneOf: [{ const: 'now' }, { minLength: 2 }], pattern: NO_NUL_PATTERN } },
     });
   });
 });

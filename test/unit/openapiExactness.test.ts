@@ -127,6 +127,18 @@ describe('the OpenAPI document states the checks the server makes', () => {
     const speak = body('post', '/api/v1/calls/{id}/speak') as { properties: Record<string, object> };
     expect(accepts(speak.properties.text, ' \u3000 ')).toBe(false);
     expect(accepts(param('get', '/api/v1/compliance/audit', 'event_type'), 'consent\u0000')).toBe(false);
+    // Date filters and cursors refuse NUL by their formats and pattern; their bound sits on the date-time branch.
+    for (const [path, name, bound] of [
+      ['/api/v1/compliance/audit', 'from', 64],
+      ['/api/v1/billing/transactions', 'cursor', 100],
+    ] as const) {
+      const schema = param('get', path, name) as { pattern?: string };
+      expect({ name, pattern: schema.pattern }).toEqual({ name, pattern: undefined });
+      expect(accepts(schema, '2026-01-01\u0000')).toBe(false);
+      const dateTime = (length: number) => `2026-01-01T00:00:00.${'1'.repeat(length - 21)}Z`;
+      expect(accepts(schema, dateTime(bound))).toBe(true);
+      expect(accepts(schema, dateTime(bound + 1))).toBe(false);
+    }
     expect(accepts(param('post', '/api/v1/keys', 'Idempotency-Key', 'header'), '')).toBe(false);
   });
 });
