@@ -1,9 +1,6 @@
-import express from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type express from 'express';
 import Router from '@koa/router';
-import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { accessBucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
 import { consumeRateLimit } from '../../src/domain/limits/limiter';
@@ -70,16 +67,10 @@ export function authorizationServerMetadata(publicBaseUrl: string) {
  */
 export function oauthRouter(deps: AppDeps): Router<AppState> {
   const provider = oauthProvider(deps);
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', deps.config.trustProxyHops);
-  app.use(OAUTH_PATHS.authorize, authorizationHandler({ provider, rateLimit: false }));
-  app.use(OAUTH_PATHS.token, tokenHandler({ provider, rateLimit: false }));
-  app.use(
-    OAUTH_PATHS.register,
-    clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false, clientIdGeneration: false }),
-  );
-  app.use(OAUTH_PATHS.revoke, revocationHandler({ provider, rateLimit: false }));
+  // Built at the first OAuth request: Express and the SDK's handlers (with zod, about 60 ms to load) are not loaded
+  // by an API that no MCP host signs in to, nor at the start of every test file.
+  let built: express.Express | undefined;
+  const app = (req: IncomingMessage, res: ServerResponse) => (built ??= sdkHandlers(deps, provider))(req, res);
 
   const router = new Router<AppState>();
   const metadata = (path: string, document: () => unknown) =>
@@ -117,6 +108,32 @@ export function oauthRouter(deps: AppDeps): Router<AppState> {
     });
   }
   return router;
+}
+
+/** The MCP SDK's OAuth endpoints (Express), over the provider; their in-memory rate limiter off (the router limits). */
+function sdkHandlers(deps: AppDeps, provider: ReturnType<typeof oauthProvider>): express.Express {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said in oauthRouter */
+  const express = require('express') as typeof import('express');
+  const { authorizationHandler } =
+    require('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js') as typeof import('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js');
+  const { tokenHandler } =
+    require('@modelcontextprotocol/sdk/server/auth/handlers/token.js') as typeof import('@modelcontextprotocol/sdk/server/auth/handlers/token.js');
+  const { clientRegistrationHandler } =
+    require('@modelcontextprotocol/sdk/server/auth/handlers/register.js') as typeof import('@modelcontextprotocol/sdk/server/auth/handlers/register.js');
+  const { revocationHandler } =
+    require('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js') as typeof import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxyHops);
+  app.use(OAUTH_PATHS.authorize, authorizationHandler({ provider, rateLimit: false }));
+  app.use(OAUTH_PATHS.token, tokenHandler({ provider, rateLimit: false }));
+  app.use(
+    OAUTH_PATHS.register,
+    clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false, clientIdGeneration: false }),
+  );
+  app.use(OAUTH_PATHS.revoke, revocationHandler({ provider, rateLimit: false }));
+  return app;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp, type App } from '../../api/app';
 import type { AppDeps } from '../../api/context';
 import { cardVaultsFor } from '../../src/main/payments';
@@ -15,9 +15,6 @@ import { recordingOpener } from '../../src/main/carrierRecordings';
 import { recordingStoreFromConfig } from '../../src/main/recordingStore';
 import { FilesystemRecordingStore } from '../../src/adapters/storage/filesystemStore';
 import type { RecordingStore } from '../../src/adapters/storage/port';
-import { createActivities } from '../../activities';
-import { buildActivityDeps } from '../../src/main/activityDeps';
-import { WORKER_TUNING } from '../../src/main/worker';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
@@ -30,7 +27,6 @@ import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '.
 import type { ModelAdapter } from '../../src/adapters/model/port';
 import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
 import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../../src/platform/temporal/client';
-import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, type User } from '../../src/domain/workspaces/service';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { post, SIGNUP_CREDIT_CENTS } from '../../src/domain/billing/ledger';
@@ -323,6 +319,8 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     },
     async startWorker() {
       if (worker) return;
+      const { NativeConnection, Worker, createActivities, buildActivityDeps, WORKER_TUNING, tracingActivityInterceptors, tracingSinks } =
+        workerModules();
       const connection = await NativeConnection.connect({ address: config.temporalAddress! });
       const instance = await Worker.create({
         connection,
@@ -365,6 +363,22 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     },
   };
   return harness;
+}
+
+/**
+ * What only an in-process worker needs (the Temporal worker, the activities and what they reach), loaded when a suite
+ * starts one: the files that never do (about half) do not load it, which saved about 0.2 CPU-s a file.
+ */
+function workerModules() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
+  return {
+    ...(require('@temporalio/worker') as typeof import('@temporalio/worker')),
+    ...(require('../../activities') as typeof import('../../activities')),
+    ...(require('../../src/main/activityDeps') as typeof import('../../src/main/activityDeps')),
+    ...(require('../../src/main/worker') as typeof import('../../src/main/worker')),
+    ...(require('../../src/platform/tracing/temporal') as typeof import('../../src/platform/tracing/temporal')),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 export interface Tenant {
