@@ -1,11 +1,21 @@
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
-import { DeterminismViolationError } from '@temporalio/workflow';
-import { tracingSinks } from '../tracing/temporal';
+import type { ReplayWorkerOptions } from '@temporalio/worker';
 import { decodeHistoryPayloads, withReadableValues } from './historyPayloads';
-import { bundleWorkflows, workflowCodeSource } from './workflowBundle';
+
+/**
+ * What a replay needs (the Temporal worker, the workflow bundler, the tracing sinks), loaded on the first replay: the
+ * API exports histories on every call's page but never replays one, and loading these cost it about 0.1 s at start.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
+const replayModules = () => ({
+  worker: require('@temporalio/worker') as typeof import('@temporalio/worker'),
+  workflow: require('@temporalio/workflow') as typeof import('@temporalio/workflow'),
+  bundle: require('./workflowBundle') as typeof import('./workflowBundle'),
+  tracing: require('../tracing/temporal') as typeof import('../tracing/temporal'),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * Exporting a workflow's Temporal history, and replaying one against the current workflow
@@ -51,7 +61,7 @@ export type ReplayOutcome =
 
 /** Where the current workflow code comes from, as for the worker: a prebuilt bundle (`WORKFLOW_BUNDLE_PATH`, the build's) or the sources. */
 export function defaultWorkflowSource(): WorkflowSource {
-  const source = workflowCodeSource();
+  const source = replayModules().bundle.workflowCodeSource();
   return source.kind === 'prebuilt' ? { workflowBundlePath: source.path } : {};
 }
 
@@ -68,24 +78,25 @@ export async function replayHistoryFile(
   codec?: PayloadCodec,
 ): Promise<ReplayOutcome> {
   const history = parseHistory(json);
+  const { worker, workflow, bundle, tracing } = replayModules();
   const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
   // The codec only: a replay writes nothing, and a failure it reports stays readable (no encoded attributes).
   const dataConverter = codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
   // Sources bundled here are bundled as every deployed bundle is (tracing interceptors, failure converter).
   const options: ReplayWorkerOptions = {
-    workflowBundle: source.workflowBundlePath ? { codePath: source.workflowBundlePath } : { code: await bundleWorkflows() },
-    sinks: tracingSinks(),
+    workflowBundle: source.workflowBundlePath ? { codePath: source.workflowBundlePath } : { code: await bundle.bundleWorkflows() },
+    sinks: tracing.tracingSinks(),
     ...dataConverter,
   };
   try {
-    await Worker.runReplayHistory(options, history, `replay:${workflowType}`);
+    await worker.Worker.runReplayHistory(options, history, `replay:${workflowType}`);
     return { ok: true, workflowType };
   } catch (err) {
     return {
       ok: false,
       workflowType,
       error: (err as Error).message ?? String(err),
-      nondeterminism: err instanceof DeterminismViolationError,
+      nondeterminism: err instanceof workflow.DeterminismViolationError,
     };
   }
 }
