@@ -367,7 +367,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
 
 /**
  * What only an in-process worker needs (the Temporal worker, the activities and what they reach), loaded when a suite
- * starts one: the files that never do (about half) do not load it, which saved about 0.2 CPU-s a file.
+ * starts one: the files that never do (about half) do not load it (docs/decisions/layout.md, "Stop 51").
  */
 function workerModules() {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
