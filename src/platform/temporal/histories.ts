@@ -5,6 +5,17 @@ import type { ReplayWorkerOptions } from '@temporalio/worker';
 import { decodeHistoryPayloads, withReadableValues } from './historyPayloads';
 
 /**
+ * Exporting a workflow's Temporal history, and replaying one against the current workflow
+ * code: the compliance trail of what a call did, and the check that a code change does not
+ * break a workflow already running. The JSON is the `History` message as `JSON.stringify`
+ * writes it (the format of test/histories/), which `History.fromObject` reads back exactly.
+ *
+ * The server keeps payloads encrypted (src/platform/codecs/payloadEncryption.ts); an export is
+ * decrypted with the deployment's codec, so a compliance team reads it without keys, and a replay
+ * takes either form (the codec passes unencrypted payloads through).
+ */
+
+/**
  * What a replay needs (the Temporal worker, the workflow bundler, the tracing sinks), loaded on the first replay: the
  * API exports histories on every call's page but never replays one, and loading these cost it about 0.1 s at start.
  */
@@ -16,17 +27,6 @@ const replayModules = () => ({
   tracing: require('../tracing/temporal') as typeof import('../tracing/temporal'),
 });
 /* eslint-enable @typescript-eslint/no-require-imports */
-
-/**
- * Exporting a workflow's Temporal history, and replaying one against the current workflow
- * code: the compliance trail of what a call did, and the check that a code change does not
- * break a workflow already running. The JSON is the `History` message as `JSON.stringify`
- * writes it (the format of test/histories/), which `History.fromObject` reads back exactly.
- *
- * The server keeps payloads encrypted (src/platform/codecs/payloadEncryption.ts); an export is
- * decrypted with the deployment's codec, so a compliance team reads it without keys, and a replay
- * takes either form (the codec passes unencrypted payloads through).
- */
 
 export interface ExportedHistory {
   workflowId: string;
