@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import type { EgressPolicy } from '../../src/platform/net/egress';
 import { newAudioStreamId, relayAudio, type RelayAudioOptions, type RelaySummary } from '../../src/domain/calls/audioRelay';
-import { CarrierRejectedError, type CarrierAdapter } from '../../src/adapters/carrier/port';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream } from '../../src/adapters/carrier/port';
 
 export interface AudioActivityDeps {
   carrier: CarrierAdapter;
@@ -55,28 +55,25 @@ export function createAudioActivities(deps: AudioActivityDeps) {
   return {
     async relayCallAudio(input: RelayCallAudioInput): Promise<RelayCallAudioResult> {
       const ctx = Context.current();
-      ctx.heartbeat();
-      let stream;
-      try {
-        stream = await deps.carrier.openMediaStream({ carrierCallId: input.carrierCallId });
-      } catch (err) {
-        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
-        throw err;
-      }
-      const opened = stream;
+      let opened: CarrierMediaStream | undefined;
+      // From the start: opening the stream waits on the carrier's API and its socket (tens of seconds at worst),
+      // longer than the heartbeat timeout; an attempt that went quiet would be retried while it still waits.
       const beat = () => {
-        const stats = opened.stats();
+        const stats = opened?.stats();
         ctx.heartbeat({
-          framesFromCarrier: stats.framesReceived,
-          framesToCarrier: stats.framesSent,
-          dropped: stats.dropped,
+          framesFromCarrier: stats?.framesReceived ?? 0,
+          framesToCarrier: stats?.framesSent ?? 0,
+          dropped: stats?.dropped ?? 0,
         } satisfies RelayHeartbeat);
       };
+      beat();
       const timer = setInterval(beat, heartbeatMs);
       let summary: RelaySummary;
       try {
+        const stream = await openStream(deps.carrier, input.carrierCallId);
+        opened = stream;
         summary = await relayAudio({
-          carrier: opened,
+          carrier: stream,
           handlerUrl: input.handlerUrl,
           callId: input.callId,
           lineId: input.lineId,
@@ -99,6 +96,16 @@ export function createAudioActivities(deps: AudioActivityDeps) {
       return summary;
     },
   };
+}
+
+/** The carrier's stream of the call; its refusal (the call is not answered, or gone) is final. */
+async function openStream(carrier: CarrierAdapter, carrierCallId: string): Promise<CarrierMediaStream> {
+  try {
+    return await carrier.openMediaStream({ carrierCallId });
+  } catch (err) {
+    if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+    throw err;
+  }
 }
 
 export type AudioActivities = ReturnType<typeof createAudioActivities>;

@@ -3,6 +3,8 @@ import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import { customer } from '../support/customer';
 import { eventually, webhookLine } from '../support/harness';
 import { type SentCallback } from '../support/twilioStub';
+import { until } from '../support/waits';
+import { workflowReport } from '../support/workflowReport';
 import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
@@ -78,7 +80,14 @@ describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
       expect((await calls.get(call.id)).status).toBe('in_progress');
 
       move.release();
-      await eventually(async () => (twilioCall.media ? true : undefined), 20_000, 'the stream');
+      // On a timeout, what the stub's call went through and what the call's workflow did say where it stopped.
+      await until(() => twilioCall.media !== undefined, 'the stream', {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        detail: () => `${twilioCall.status}, TwiML ${twilioCall.twiml}, updates ${JSON.stringify(twilioCall.updates)}`,
+      }).catch(async (err: Error) => {
+        throw new Error(`${err.message}\n  ${await workflowReport(ctx.h.temporal, call.id, 'call workflow')}`, { cause: err });
+      });
       const frames = Array.from({ length: 5 }, (_, i) => Buffer.alloc(160, i + 1));
       await stub.talk(twilioCall.sid, frames);
       await eventually(async () => (twilioCall.media!.received.length === 5 ? true : undefined), 20_000, 'the echo');

@@ -1,8 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MediaSocketServer } from '../../src/adapters/carrier/mediaSocketServer';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import type { TwilioRelayCommand } from '../../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { TWILIO_TEST_NUMBER, TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { freePort } from '../../src/platform/net/freePort';
 import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
 import { startTwilioStub, twilioCarrierOn, type TwilioStub } from '../support/twilioStub';
 
@@ -311,6 +313,30 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
         await testStub.close();
       }
     });
+  });
+
+  it('moves an audio call to its stream even when Twilio takes the move after the client gave up waiting for its answer', async () => {
+    const port = await freePort();
+    const media = new MediaSocketServer(`ws://127.0.0.1:${port}/twilio/media`, port, '127.0.0.1');
+    const slow = twilioOn({ media, timeoutMs: 1_000 });
+    const placed = await slow.placeCall({
+      callId: 'c0ffee00-0000-4000-8000-000000000008',
+      from: '+15555550100',
+      to: '+15555550182',
+      eventsUrl: 'unused',
+    });
+    const call = stub.calls.get(placed.carrierCallId)!;
+    call.status = 'in-progress';
+    const move = stub.stallNextUpdate(call.sid);
+    const opening = slow.openMediaStream({ carrierCallId: call.sid });
+    await move.stalled;
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // pacing: past the client's 1 s timeout on the Calls update
+    // Twilio carries out the move it was asked for, late: the stream arrives on the URL the attempt still holds.
+    move.release();
+    const stream = await opening;
+    expect(call.updates).toHaveLength(1);
+    expect(call.media?.url).toBe(/<Stream url="([^"]*)"/.exec(String(call.updates[0].Twiml))?.[1]);
+    await stream.close();
   });
 
   it("speaks, presses digits and stops through the call's ConversationRelay session, the voice mapped to Twilio's", async () => {

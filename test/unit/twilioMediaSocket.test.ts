@@ -1,5 +1,6 @@
 import type WebSocket from 'ws';
-import { MediaSocketServer } from '../../src/adapters/carrier/mediaSocketServer';
+import { MediaSocketServer, openExpectedStream } from '../../src/adapters/carrier/mediaSocketServer';
+import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { verifyTwilioUpgrade } from '../../src/adapters/carrier/twilio/callbacks/verify';
 import { TwilioMediaStream } from '../../src/adapters/carrier/twilio/media';
 import { freePort } from '../../src/platform/net/freePort';
@@ -13,7 +14,7 @@ describe('Twilio Media Streams on the worker', () => {
   it('refuses a forged upgrade (403) and a second one (404); takes the signed one; frames and marks carry the streamSid', async () => {
     const port = await freePort();
     const server = new MediaSocketServer(`ws://127.0.0.1:${port}/twilio/media`, port, '127.0.0.1');
-    const expected = await server.expect(5_000, {
+    const expected = await server.expect({
       accept: TwilioMediaStream.accept,
       verify: (req, url) => verifyTwilioUpgrade({ accounts: [account], signature: req.headers['x-twilio-signature'] as string, url }).valid,
     });
@@ -21,7 +22,7 @@ describe('Twilio Media Streams on the worker', () => {
       'upgrade refused with 403',
     );
     const twilio = await openTwilioSocket(expected.url, twilioSocketSignature(account.authToken, expected.url));
-    const stream = await expected.stream;
+    const stream = await expected.opened(5_000);
     await expect(openTwilioSocket(expected.url, twilioSocketSignature(account.authToken, expected.url))).rejects.toThrow(
       'upgrade refused with 404',
     );
@@ -50,5 +51,72 @@ describe('Twilio Media Streams on the worker', () => {
     say({ event: 'stop', streamSid: 'MZ1', stop: { callSid: 'CA1' } });
     twilio.close(1000);
     await expect(stream.ended).resolves.toEqual({ reason: 'call_ended' });
+  });
+});
+
+/** `openExpectedStream`: the carrier is asked for a stream on the URL, then its socket is awaited there. */
+describe('opening an expected media stream', () => {
+  let server: MediaSocketServer;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    server = new MediaSocketServer(`ws://127.0.0.1:${port}/media`, port, '127.0.0.1');
+  });
+  const accept = (ws: WebSocket) => ws;
+  /** The carrier opening the URL's socket (unsigned: these expectations verify nothing). */
+  const carrierOpens = (url: string) => openTwilioSocket(url, '');
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+  it("gives the socket its whole time from the carrier's answer, however slow the request was", async () => {
+    const expectation = await server.expect({ accept });
+    let answered!: () => void;
+    const answer = new Promise<void>((resolve) => (answered = resolve));
+    const opening = openExpectedStream(expectation, 1_000, () => answer);
+    await sleep(1_200); // pacing: a request slower than the socket's whole time
+    answered();
+    await answer;
+    const carrier = await carrierOpens(expectation.url);
+    await expect(opening).resolves.toBeDefined();
+    carrier.close();
+  });
+
+  it('a request that failed without a refusal (timeout, lost answer) may have reached the carrier: its socket is still taken', async () => {
+    const expectation = await server.expect({ accept });
+    const opening = openExpectedStream(expectation, 2_000, async () => {
+      throw new Error('timeout of 300ms exceeded');
+    });
+    const carrier = await carrierOpens(expectation.url);
+    await expect(opening).resolves.toBeDefined();
+    carrier.close();
+  });
+
+  it('a failed request whose socket never comes throws its own failure, and the URL is refused after', async () => {
+    const expectation = await server.expect({ accept });
+    await expect(
+      openExpectedStream(expectation, 200, async () => {
+        throw new Error('socket hang up');
+      }),
+    ).rejects.toThrow('socket hang up');
+    await expect(carrierOpens(expectation.url)).rejects.toThrow('upgrade refused with 404');
+  });
+
+  it('a refusal is final at once: the URL is refused from then on', async () => {
+    const expectation = await server.expect({ accept });
+    await expect(
+      openExpectedStream(expectation, 60_000, async () => {
+        throw new CarrierRejectedError('Twilio refused to open a media stream: 400 (21220)');
+      }),
+    ).rejects.toThrow(CarrierRejectedError);
+    await expect(carrierOpens(expectation.url)).rejects.toThrow('upgrade refused with 404');
+  });
+
+  it('a socket that arrives before the carrier answers is the stream', async () => {
+    const expectation = await server.expect({ accept });
+    let carrier: WebSocket | undefined;
+    const opening = openExpectedStream(expectation, 200, async () => {
+      carrier = await carrierOpens(expectation.url);
+    });
+    await expect(opening).resolves.toBeDefined();
+    carrier!.close();
   });
 });

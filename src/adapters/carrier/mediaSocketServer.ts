@@ -2,12 +2,55 @@ import crypto from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
+import { CarrierRejectedError } from './port';
 
 /** One stream the worker waits for: how its socket is taken, and what its upgrade must prove (the carrier's signature). */
 export interface ExpectedSocket<T> {
   accept(ws: WebSocket): T;
   /** The upgrade request and the public URL it was sent to; false refuses it (403, and the token stays unused). */
   verify?(req: IncomingMessage, url: string): boolean;
+}
+
+/** A one-time URL handed to the carrier, and the socket the carrier opens on it. */
+export interface MediaSocketExpectation<T> {
+  url: string;
+  /** Whether the carrier's socket is already here. */
+  arrived(): boolean;
+  /**
+   * The stream, once the carrier was asked for it: `timeoutMs` counts from this call, so a slow answer from the
+   * carrier's API does not eat the time its socket has to arrive. Call it once.
+   */
+  opened(timeoutMs: number): Promise<T>;
+  /** The carrier will not open it: the URL is refused from now on, and a socket already taken is closed. */
+  cancel(): void;
+}
+
+/**
+ * Asks the carrier for the stream (`ask`: the API request handing it `expectation.url`), then waits up to
+ * `timeoutMs` for its socket. A refusal (`CarrierRejectedError`) cancels the URL. Any other failure of the
+ * request (a timeout, a lost answer) may hide a request the carrier carried out, perhaps later: the socket is
+ * still awaited on the same URL, and the failure is thrown only when none comes. Without that wait a retry would
+ * move the call to a new URL, and the earlier request, applied late, would move it back to a URL nobody holds.
+ */
+export async function openExpectedStream<T>(
+  expectation: MediaSocketExpectation<T>,
+  timeoutMs: number,
+  ask: () => Promise<void>,
+): Promise<T> {
+  try {
+    await ask();
+  } catch (err) {
+    if (err instanceof CarrierRejectedError && !expectation.arrived()) {
+      expectation.cancel();
+      throw err;
+    }
+    try {
+      return await expectation.opened(timeoutMs);
+    } catch {
+      throw err;
+    }
+  }
+  return expectation.opened(timeoutMs);
 }
 
 /**
@@ -27,30 +70,40 @@ export class MediaSocketServer {
     private readonly host = '0.0.0.0',
   ) {}
 
-  /** A URL for one stream and the stream the carrier opens on it (rejects after `timeoutMs`). */
-  async expect<T>(timeoutMs: number, expected: ExpectedSocket<T>): Promise<{ url: string; stream: Promise<T>; cancel(): void }> {
+  /** A URL for one stream; nothing waits for its socket until `opened` (see `openExpectedStream`). */
+  async expect<T>(expected: ExpectedSocket<T>): Promise<MediaSocketExpectation<T>> {
     await this.listen();
     const token = crypto.randomBytes(24).toString('base64url');
-    let cancel = (): void => undefined;
-    const stream = new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(token);
-        reject(new Error('the carrier did not open the media stream in time'));
-      }, timeoutMs);
-      cancel = () => {
-        clearTimeout(timer);
-        this.waiting.delete(token);
-      };
-      this.waiting.set(token, {
-        expected,
-        take: (ws) => {
-          cancel();
-          // Wrapped at once, so no frame sent right after the handshake is lost.
-          resolve(expected.accept(ws));
-        },
-      });
+    let arrived: { ws: WebSocket; stream: T } | undefined;
+    let onArrival: ((stream: T) => void) | undefined;
+    this.waiting.set(token, {
+      expected,
+      take: (ws) => {
+        // Wrapped at once, so no frame sent right after the handshake is lost.
+        arrived = { ws, stream: expected.accept(ws) };
+        onArrival?.(arrived.stream);
+      },
     });
-    return { url: this.urlOf(token), stream, cancel };
+    return {
+      url: this.urlOf(token),
+      arrived: () => arrived !== undefined,
+      opened: (timeoutMs) =>
+        new Promise<T>((resolve, reject) => {
+          if (arrived) return resolve(arrived.stream);
+          const timer = setTimeout(() => {
+            this.waiting.delete(token);
+            reject(new Error('the carrier did not open the media stream in time'));
+          }, timeoutMs);
+          onArrival = (stream) => {
+            clearTimeout(timer);
+            resolve(stream);
+          };
+        }),
+      cancel: () => {
+        this.waiting.delete(token);
+        arrived?.ws.close(1000);
+      },
+    };
   }
 
   private urlOf(token: string): string {

@@ -5,7 +5,7 @@ import { telnyxClient, type TelnyxSettings } from './client';
 import { answer, hangup, reject, sendDtmf, startStreaming, transfer } from './calls';
 import { dialOnce } from './dial';
 import { speakText, telnyxSpeechCommands } from './speech';
-import type { MediaSocketServer } from '../mediaSocketServer';
+import { openExpectedStream, type MediaSocketServer } from '../mediaSocketServer';
 import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
 import { deleteTelnyxRecording, openTelnyxRecording } from './recordings';
@@ -100,14 +100,10 @@ export class TelnyxCarrier implements port.CarrierAdapter {
   /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */
   async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     if (!this.media) throw noMediaListener();
-    const expected = await this.media.expect(this.settings.timeoutMs ?? 10_000, { accept: TelnyxMediaStream.accept });
-    try {
-      await startStreaming(this.client, { carrierCallId: request.carrierCallId, streamUrl: expected.url });
-    } catch (err) {
-      expected.cancel();
-      throw err;
-    }
-    const stream = await expected.stream;
+    const expectation = await this.media.expect({ accept: TelnyxMediaStream.accept });
+    const stream = await openExpectedStream(expectation, this.settings.timeoutMs ?? 10_000, () =>
+      startStreaming(this.client, { carrierCallId: request.carrierCallId, streamUrl: expectation.url }),
+    );
     await stream.started(request.carrierCallId, this.settings.timeoutMs ?? 10_000);
     return stream;
   }

@@ -3,7 +3,7 @@ import type * as port from '../port';
 import { CarrierRejectedError } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { createOnce, type CreateAttempts } from './createAttempts';
-import type { MediaSocketServer } from '../mediaSocketServer';
+import { openExpectedStream, type MediaSocketServer } from '../mediaSocketServer';
 import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
@@ -244,20 +244,16 @@ export class TwilioCarrier implements port.CarrierAdapter {
       throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     const account = this.options.account;
-    const expected = await this.options.media.expect(timeoutMs, {
+    const expectation = await this.options.media.expect({
       accept: TwilioMediaStream.accept,
       verify: (req, url) => {
         const signature = req.headers['x-twilio-signature'];
         return verifyTwilioUpgrade({ accounts: [account], signature: typeof signature === 'string' ? signature : undefined, url }).valid;
       },
     });
-    try {
-      await this.update('open a media stream', request.carrierCallId, { twiml: streamTwiml(expected.url) });
-    } catch (err) {
-      expected.cancel();
-      throw err;
-    }
-    const stream = await expected.stream;
+    const stream = await openExpectedStream(expectation, timeoutMs, () =>
+      this.update('open a media stream', request.carrierCallId, { twiml: streamTwiml(expectation.url) }),
+    );
     const started = await Promise.race([stream.started.then(() => true), delay(timeoutMs).then(() => false)]);
     if (started) return stream;
     await stream.close();
