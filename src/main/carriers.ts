@@ -9,6 +9,9 @@ import type { TwilioAccount } from '../adapters/carrier/twilio/client';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type CarrierProvider, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
+import { createLogger } from '../platform/logger';
+
+const log = createLogger('carriers');
 
 /**
  * The worker's carrier, the one home of that choice: each environment's `config.carrier` (one of
@@ -39,9 +42,20 @@ export function simulatorCarrier(config: Config): SimulatorCarrier {
   return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
 }
 
-/** A provider's media listener (TWILIO_/TELNYX_MEDIA_URL and _PORT), when both are set; audio lines are refused without. */
+/**
+ * A provider's media listener (TWILIO_/TELNYX_MEDIA_URL and _PORT), when both are set; audio lines are refused without.
+ * It listens from the worker's start: a port that is taken is logged then, and each audio call tries it again.
+ */
 function mediaServer(config: Config, media: { mediaUrl?: string; mediaPort?: number }): MediaSocketServer | undefined {
-  return media.mediaUrl && media.mediaPort !== undefined ? new MediaSocketServer(media.mediaUrl, media.mediaPort, config.host) : undefined;
+  if (!media.mediaUrl || media.mediaPort === undefined) return undefined;
+  const server = new MediaSocketServer(media.mediaUrl, media.mediaPort, config.host);
+  const port = media.mediaPort;
+  server
+    .start()
+    .catch((err: unknown) =>
+      log.error({ port, err: (err as Error).message }, 'media listener could not listen; audio calls will try again'),
+    );
+  return server;
 }
 
 /** The environment's own Twilio account (TWILIO_<ENV>_ACCOUNT_SID and _AUTH_TOKEN). */

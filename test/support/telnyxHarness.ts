@@ -2,7 +2,7 @@ import { useSuite, type Suite } from './suite';
 import type { Receiver } from './receiver';
 import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from './telnyxStub';
 import type { Config } from '../../src/platform/config';
-import { freePort } from '../../src/platform/net/freePort';
+import { listenerPort } from './listenerPort';
 
 export interface TelnyxLiveSuite {
   ctx: Suite;
@@ -27,8 +27,8 @@ export function useTelnyxLiveSuite(settings: Partial<Config['telnyx']> = {}, opt
   const overrides: Partial<Config> = { carrier: { live: 'telnyx', test: 'simulator' } };
   beforeAll(async () => {
     stub = await startTelnyxStub();
-    // The worker's listener for Telnyx's media sockets, on a free port (test files run in parallel).
-    const mediaPort = options.mediaListener ? await freePort() : undefined;
+    // The worker's listener for Telnyx's media sockets, on a port nothing takes by chance before the worker binds it.
+    const mediaPort = options.mediaListener ? await listenerPort() : undefined;
     const media = mediaPort === undefined ? {} : { mediaPort, mediaUrl: `ws://127.0.0.1:${mediaPort}/telnyx/media` };
     overrides.telnyx = telnyxConfigOn(stub, { ...settings, ...media });
   });

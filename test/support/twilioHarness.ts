@@ -3,7 +3,7 @@ import { eventually } from './harness';
 import { startTwilioStub, type StubCall, type TwilioStub } from './twilioStub';
 import type { StubRelay } from './twilioStubSockets';
 import type { Config } from '../../src/platform/config';
-import { freePort } from '../../src/platform/net/freePort';
+import { listenerPort } from './listenerPort';
 
 export interface TwilioLiveSuite {
   ctx: Suite;
@@ -36,7 +36,7 @@ export function useTwilioLiveSuite(
     twilio.apiBaseUrl = stub.url;
     if (options.messagingService) twilio.liveMessagingServiceSid = stub.addMessagingService();
     if (options.media) {
-      twilio.mediaPort = await freePort();
+      twilio.mediaPort = await listenerPort();
       twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
     }
   });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type WebSocket from 'ws';
 import { MediaSocketServer, openExpectedStream } from '../../src/adapters/carrier/mediaSocketServer';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
@@ -108,6 +109,20 @@ describe('opening an expected media stream', () => {
       }),
     ).rejects.toThrow(CarrierRejectedError);
     await expect(carrierOpens(expectation.url)).rejects.toThrow('upgrade refused with 404');
+  });
+
+  it('a port that is taken: listening fails, and is tried again on the next stream rather than handing out URLs nobody serves', async () => {
+    const taken = await freePort();
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(taken, '127.0.0.1', resolve));
+    const blocked = new MediaSocketServer(`ws://127.0.0.1:${taken}/media`, taken, '127.0.0.1');
+    await expect(blocked.start()).rejects.toThrow(/EADDRINUSE/);
+    await expect(blocked.expect({ accept })).rejects.toThrow(/EADDRINUSE/);
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+    const expectation = await blocked.expect({ accept });
+    const carrier = await carrierOpens(expectation.url);
+    await expect(expectation.opened(1_000)).resolves.toBeDefined();
+    carrier.close();
   });
 
   it('a socket that arrives before the carrier answers is the stream', async () => {

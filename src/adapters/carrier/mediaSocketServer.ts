@@ -56,11 +56,11 @@ export async function openExpectedStream<T>(
 /**
  * The worker's listener for the media sockets a carrier opens to it (Telnyx media streaming, Twilio
  * Media Streams), each expected under a one-time token: the audio relay activity runs in the worker
- * that asked for the stream, so no rendezvous across processes is needed. Started on the first
- * audio call; it does not keep the process alive (the worker's shutdown ends it).
+ * that asked for the stream, so no rendezvous across processes is needed. Started with the worker
+ * (`start`); it does not keep the process alive (the worker's shutdown ends it).
  */
 export class MediaSocketServer {
-  private server: http.Server | null = null;
+  private listening: Promise<void> | null = null;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
   private readonly waiting = new Map<string, { expected: ExpectedSocket<unknown>; take(ws: WebSocket): void }>();
 
@@ -110,11 +110,26 @@ export class MediaSocketServer {
     return `${this.publicUrl.replace(/\/+$/, '')}/${token}`;
   }
 
-  private async listen(): Promise<void> {
-    if (this.server) return;
+  /**
+   * Listens now. The worker starts it with the process (src/main/carriers.ts), so a port already taken shows in
+   * its log at start rather than at the first audio call; `expect` listens too, and tries again after a failure.
+   */
+  start(): Promise<void> {
+    return this.listen();
+  }
+
+  private listen(): Promise<void> {
+    this.listening ??= this.bind().catch((err: unknown) => {
+      // Not listening: the next call binds again (the port may be free by then) instead of handing out URLs nobody serves.
+      this.listening = null;
+      throw err;
+    });
+    return this.listening;
+  }
+
+  private async bind(): Promise<void> {
     const httpServer = http.createServer((_req, res) => res.writeHead(426).end());
     httpServer.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
-    this.server = httpServer;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
       httpServer.listen(this.port, this.host, () => resolve());
