@@ -318,8 +318,8 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   it('moves an audio call to its stream even when Twilio takes the move after the client gave up waiting for its answer', async () => {
     const port = await freePort();
     const media = new MediaSocketServer(`ws://127.0.0.1:${port}/twilio/media`, port, '127.0.0.1');
-    const slow = twilioOn({ media, timeoutMs: 1_000 });
-    const placed = await slow.placeCall({
+    const slow = twilioOn({ media, timeoutMs: 2_000 });
+    const placed = await carrier.placeCall({
       callId: 'c0ffee00-0000-4000-8000-000000000008',
       from: '+15555550100',
       to: '+15555550182',
@@ -330,7 +330,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     const move = stub.stallNextUpdate(call.sid);
     const opening = slow.openMediaStream({ carrierCallId: call.sid });
     await move.stalled;
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // pacing: past the client's 1 s timeout on the Calls update
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // pacing: 1 s past the client's 2 s timeout on the Calls update, 1 s before the socket's wait ends
     // Twilio carries out the move it was asked for, late: the stream arrives on the URL the attempt still holds.
     move.release();
     const stream = await opening;

@@ -72,8 +72,8 @@ describe('opening an expected media stream', () => {
     const expectation = await server.expect({ accept });
     let answered!: () => void;
     const answer = new Promise<void>((resolve) => (answered = resolve));
-    const opening = openExpectedStream(expectation, 1_000, () => answer);
-    await sleep(1_200); // pacing: a request slower than the socket's whole time
+    const opening = openExpectedStream(expectation, 2_000, () => answer);
+    await sleep(2_200); // pacing: a request slower than the socket's whole time
     answered();
     await answer;
     const carrier = await carrierOpens(expectation.url);
