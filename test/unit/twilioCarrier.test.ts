@@ -21,6 +21,14 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   /** The adapter on the stub's account, live, with its own create record unless given one; `options` overrides. */
   const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) => twilioCarrierOn(stub, { publicBaseUrl, relay, ...options });
 
+  /** A call the adapter placed, which the callee has answered. */
+  const answeredCall = async (callId: string, to: string) => {
+    const placed = await carrier.placeCall({ callId, from: '+15555550100', to, eventsUrl: 'unused' });
+    const call = stub.calls.get(placed.carrierCallId)!;
+    call.status = 'in-progress';
+    return call;
+  };
+
   beforeAll(async () => {
     stub = await startTwilioStub();
     // Stands in for the API: accepts every callback with empty TwiML.
@@ -171,14 +179,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   });
 
   it('answers a recorded call: one recording, reported to our recording callback, however often the answer is retried', async () => {
-    const placed = await carrier.placeCall({
-      callId: 'c0ffee00-0000-4000-8000-000000000007',
-      from: '+15555550100',
-      to: '+15555550181',
-      eventsUrl: 'unused',
-    });
-    const call = stub.calls.get(placed.carrierCallId)!;
-    call.status = 'in-progress';
+    const call = await answeredCall('c0ffee00-0000-4000-8000-000000000007', '+15555550181');
     const answer = { carrierCallId: call.sid, callId: 'c0ffee00-0000-4000-8000-000000000007', record: true };
     await carrier.answerCall(answer);
     await carrier.answerCall(answer);
@@ -319,14 +320,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     const port = await freePort();
     const media = new MediaSocketServer(`ws://127.0.0.1:${port}/twilio/media`, port, '127.0.0.1');
     const slow = twilioOn({ media, timeoutMs: 2_000 });
-    const placed = await carrier.placeCall({
-      callId: 'c0ffee00-0000-4000-8000-000000000008',
-      from: '+15555550100',
-      to: '+15555550182',
-      eventsUrl: 'unused',
-    });
-    const call = stub.calls.get(placed.carrierCallId)!;
-    call.status = 'in-progress';
+    const call = await answeredCall('c0ffee00-0000-4000-8000-000000000008', '+15555550182');
     const move = stub.stallNextUpdate(call.sid);
     const opening = slow.openMediaStream({ carrierCallId: call.sid });
     await move.stalled;
