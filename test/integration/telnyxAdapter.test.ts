@@ -6,8 +6,8 @@ import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/c
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { postgresCreateAttempts } from '../../src/adapters/carrier/twilio/createAttempts';
 import type { Db } from '../../src/platform/db/knex';
-import { freePort } from '../../src/platform/net/freePort';
 import { startTelnyxStub, telnyxCarrierOn, useTelnyxAdapter, type TelnyxStub } from '../support/telnyxStub';
+import { listenerPort } from '../support/listenerPort';
 
 const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620j';
 
@@ -229,11 +229,12 @@ describe('TelnyxCarrier', () => {
   });
 
   describe('media streaming', () => {
-    // A free port of the machine's (test files run in parallel: no port derived from anything else).
+    // A port nothing takes by chance (test files run in parallel), listened on at once as the worker does.
     let media: MediaSocketServer;
     beforeAll(async () => {
-      const port = await freePort();
+      const port = await listenerPort();
       media = new MediaSocketServer(`ws://127.0.0.1:${port}/telnyx/media`, port, '127.0.0.1');
+      await media.start();
     });
     const withMedia = (target: TelnyxStub) =>
       new TelnyxCarrier(
