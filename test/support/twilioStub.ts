@@ -178,9 +178,10 @@ export interface TwilioStub {
   loseNextUpdateAnswer(callSid?: string): void;
   /**
    * The next Calls update of `callSid` waits, neither applied nor answered, until `release()` (Twilio slow
-   * to take it); `stalled` resolves once it arrived.
+   * to take it); `stalled` resolves once it arrived, `abandoned` once the client closed the connection
+   * before any answer (it gave up waiting). Released, it is applied all the same, as a request Twilio took.
    */
-  stallNextUpdate(callSid: string): { stalled: Promise<void>; release(): void };
+  stallNextUpdate(callSid: string): { stalled: Promise<void>; abandoned: Promise<void>; release(): void };
   /**
    * The `<Pause>` the call's TwiML runs has run out: Twilio goes on to the `<Redirect>` after it, fetching
    * that URL again with the same parameters (the audio hold's loop), and runs what it answers.
@@ -267,7 +268,7 @@ export async function startTwilioStub(
   /** Calls whose next update is applied but its answer lost. */
   const losingUpdateAnswers = new Set<string>();
   /** Calls whose next update waits (neither applied nor answered) until released. */
-  const stalledUpdates = new Map<string, { stalled: () => void; release: Promise<void> }>();
+  const stalledUpdates = new Map<string, { stalled: () => void; abandoned: () => void; release: Promise<void> }>();
   /** Answers a create, or resets the connection after it when its answer is to be lost. */
   const created = (res: http.ServerResponse, resource: 'Calls' | 'Messages', body: unknown) => {
     if (losingAnswers.delete(resource)) return res.socket?.destroy();
@@ -750,6 +751,9 @@ export async function startTwilioStub(
         if (stall) {
           stalledUpdates.delete(match[1]);
           stall.stalled();
+          res.once('close', () => {
+            if (!res.writableFinished) stall.abandoned();
+          });
           void stall.release.then(() => updateCall(res, match![1], params));
           return;
         }
@@ -1035,10 +1039,12 @@ export async function startTwilioStub(
     },
     stallNextUpdate(callSid) {
       let stalled!: () => void;
+      let abandoned!: () => void;
       let release!: () => void;
       const arrived = new Promise<void>((resolve) => (stalled = resolve));
-      stalledUpdates.set(callSid, { stalled, release: new Promise<void>((resolve) => (release = resolve)) });
-      return { stalled: arrived, release };
+      const gaveUp = new Promise<void>((resolve) => (abandoned = resolve));
+      stalledUpdates.set(callSid, { stalled, abandoned, release: new Promise<void>((resolve) => (release = resolve)) });
+      return { stalled: arrived, abandoned: gaveUp, release };
     },
     pauseEnds(callSid) {
       const call = findCall(callSid);

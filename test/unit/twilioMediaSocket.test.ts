@@ -66,19 +66,26 @@ describe('opening an expected media stream', () => {
   const accept = (ws: WebSocket) => ws;
   /** The carrier opening the URL's socket (unsigned: these expectations verify nothing). */
   const carrierOpens = (url: string) => openTwilioSocket(url, '');
-  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
   it("gives the socket its whole time from the carrier's answer, however slow the request was", async () => {
-    const expectation = await server.expect({ accept });
-    let answered!: () => void;
-    const answer = new Promise<void>((resolve) => (answered = resolve));
-    const opening = openExpectedStream(expectation, 2_000, () => answer);
-    await sleep(2_200); // pacing: a request slower than the socket's whole time
-    answered();
-    await answer;
-    const carrier = await carrierOpens(expectation.url);
-    await expect(opening).resolves.toBeDefined();
-    carrier.close();
+    // The test's clock, not the wall's: the request outlasts the socket's whole time, then the carrier answers.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let carrier: WebSocket | undefined;
+    try {
+      const expectation = await server.expect({ accept });
+      let answered!: () => void;
+      const answer = new Promise<void>((resolve) => (answered = resolve));
+      const opening = openExpectedStream(expectation, 2_000, () => answer);
+      jest.advanceTimersByTime(5_000);
+      answered();
+      await answer;
+      jest.advanceTimersByTime(1_900);
+      carrier = await carrierOpens(expectation.url);
+      await expect(opening).resolves.toBeDefined();
+    } finally {
+      jest.useRealTimers();
+      carrier?.close();
+    }
   });
 
   it('a request that failed without a refusal (timeout, lost answer) may have reached the carrier: its socket is still taken', async () => {
