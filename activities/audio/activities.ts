@@ -70,10 +70,9 @@ export function createAudioActivities(deps: AudioActivityDeps) {
       const timer = setInterval(beat, heartbeatMs);
       let summary: RelaySummary;
       try {
-        const stream = await openStream(deps.carrier, input.carrierCallId);
-        opened = stream;
+        opened = await openStream(deps.carrier, input.carrierCallId);
         summary = await relayAudio({
-          carrier: stream,
+          carrier: opened,
           handlerUrl: input.handlerUrl,
           callId: input.callId,
           lineId: input.lineId,

@@ -21,7 +21,7 @@ export interface MediaSocketExpectation<T> {
    * carrier's API does not eat the time its socket has to arrive. Call it once.
    */
   opened(timeoutMs: number): Promise<T>;
-  /** The carrier will not open it: the URL is refused from now on, and a socket already taken is closed. */
+  /** The carrier will not open it: the URL is refused from now on. */
   cancel(): void;
 }
 
@@ -74,13 +74,13 @@ export class MediaSocketServer {
   async expect<T>(expected: ExpectedSocket<T>): Promise<MediaSocketExpectation<T>> {
     await this.listen();
     const token = crypto.randomBytes(24).toString('base64url');
-    let arrived: { ws: WebSocket; stream: T } | undefined;
+    let arrived: { stream: T } | undefined;
     let onArrival: ((stream: T) => void) | undefined;
     this.waiting.set(token, {
       expected,
       take: (ws) => {
         // Wrapped at once, so no frame sent right after the handshake is lost.
-        arrived = { ws, stream: expected.accept(ws) };
+        arrived = { stream: expected.accept(ws) };
         onArrival?.(arrived.stream);
       },
     });
@@ -99,10 +99,7 @@ export class MediaSocketServer {
             resolve(stream);
           };
         }),
-      cancel: () => {
-        this.waiting.delete(token);
-        arrived?.ws.close(1000);
-      },
+      cancel: () => void this.waiting.delete(token),
     };
   }
 
