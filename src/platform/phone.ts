@@ -1,6 +1,6 @@
 import { getCountries, getCountryCallingCode, Metadata } from 'libphonenumber-js';
 import { parsePhoneNumberFromString as parseWithTypes } from 'libphonenumber-js/max';
-import { possibleNumber } from './phoneParse';
+import { E164_MAX_DIGITS, possibleNumber } from './phoneParse';
 
 /**
  * Phone numbers arrive in many forms and are stored in one: E.164. Anything that does not
@@ -22,7 +22,7 @@ export function numberKind(e164: string): { country?: string; type?: string } {
 /**
  * The E.164 numbers `toE164` accepts unchanged in shape, as a JSON Schema pattern: `+`, a country
  * calling code, then a national number of a length every country sharing that code allows
- * (libphonenumber's metadata, the library `toE164` asks). The OpenAPI document states it for every
+ * (libphonenumber's metadata, the library `toE164` asks), at most `E164_MAX_DIGITS` in all. The OpenAPI document states it for every
  * phone number a request carries, and the API validates with it (api/openapi/fields.ts).
  */
 export const E164_PATTERN = (() => {
@@ -36,7 +36,9 @@ export const E164_PATTERN = (() => {
   const alternatives = [...lengthsByCode]
     .sort(([a], [b]) => a.localeCompare(b))
     .flatMap(([code, lengthSets]) => {
-      const shared = lengthSets[0].filter((length) => lengthSets.every((lengths) => lengths.includes(length))).sort((a, b) => a - b);
+      const shared = lengthSets[0]
+        .filter((length) => lengthSets.every((lengths) => lengths.includes(length)) && code.length + length <= E164_MAX_DIGITS)
+        .sort((a, b) => a - b);
       return shared.length > 0 ? [`${code}(?:${lengthRanges(shared)})`] : [];
     });
   return `^\\+(?:${alternatives.join('|')})$`;

@@ -40,6 +40,17 @@ describe('no 500 for bad input', () => {
       'deliveries offset from the fuzzer',
       { method: 'GET', path: '/api/v1/webhooks/deliveries?offset=22827762708099870720', status: 422, code: 'validation_error' },
     ],
+    // E.164 has at most 15 digits; libphonenumber allows +81 with 17 more (the fuzzer's number: a 500 from pricing).
+    [
+      'a call to a number longer than E.164 allows',
+      {
+        method: 'POST',
+        path: '/api/v1/calls',
+        body: { line_id: uuid, to_number: '+8183798445713425963' },
+        status: 422,
+        code: 'validation_error',
+      },
+    ],
     ['calls offset 1e20', { method: 'GET', path: '/api/v1/calls?offset=1e20', status: 422, code: 'validation_error' }],
     ['calls offset just past the bound', { method: 'GET', path: '/api/v1/calls?offset=100001', status: 422, code: 'validation_error' }],
     ['consent list offset 1e30', { method: 'GET', path: '/api/v1/consent?offset=1e30', status: 422, code: 'validation_error' }],

@@ -5,6 +5,7 @@ import { buildOpenApiDocument, inlineRefs } from '../../api/openapi/document';
 import { parseDate } from '../../api/openapi/formats';
 import { CURSOR_SCHEMA, parseCursor } from '../../api/pagination';
 import { allRoutes } from '../../api/routes';
+import { zoneOf } from '../../src/domain/billing/pricing';
 import { E164_PATTERN, toE164 } from '../../src/platform/phone';
 
 type Parameter = { name: string; in: string; schema: object };
@@ -51,7 +52,7 @@ describe('the OpenAPI document states the checks the server makes', () => {
     }
   });
 
-  it('every number the E.164 pattern admits is one the server takes (libphonenumber), for every calling code', () => {
+  it('every number the E.164 pattern admits is one the server takes (libphonenumber) and prices, for every calling code', () => {
     const alternatives = /^\^\\\+\(\?:(.*)\)\$$/.exec(E164_PATTERN)![1].split(/\|(?=\d+\(\?:)/);
     expect(alternatives.length).toBeGreaterThan(200);
     let seed = 27;
@@ -60,10 +61,13 @@ describe('the OpenAPI document states the checks the server makes', () => {
       const [, code, lengths] = /^(\d+)\(\?:(.*)\)$/.exec(alternative)!;
       for (const range of lengths.split('|')) {
         const [min, max = min] = /\{(\d+)(?:,(\d+))?\}/.exec(range)!.slice(1).filter(Boolean).map(Number);
+        // E.164's 15 digits at most, country code included.
+        expect({ code, max, digits: code.length + max <= 15 }).toEqual({ code, max, digits: true });
         for (const length of new Set([min, max])) {
           for (let sample = 0; sample < 20; sample += 1) {
             const number = `+${code}${Array.from({ length }, digit).join('')}`;
             expect({ number, accepted: toE164(number) !== undefined }).toEqual({ number, accepted: true });
+            expect({ number, zone: zoneOf(number) }).toEqual({ number, zone: expect.stringMatching(/^[ABC]$/) });
           }
         }
       }

@@ -85,7 +85,7 @@ export class InvalidNumberError extends Error {
   }
 }
 
-const E164_PATTERN = /^\+[1-9][0-9]{1,14}$/;
+const E164_SHAPE = /^\+[0-9]+$/;
 
 /**
  * The billing zone of an E.164 number ("+" and digits only). Throws `InvalidNumberError` when the
@@ -93,8 +93,8 @@ const E164_PATTERN = /^\+[1-9][0-9]{1,14}$/;
  * country code. Numbers without a region (non-geographic codes such as +800, +882) are Zone C.
  */
 export function zoneOf(e164: string, table: ZoneTable = DEFAULT_ZONE_TABLE): Zone {
-  if (typeof e164 !== 'string' || !E164_PATTERN.test(e164)) throw new InvalidNumberError(e164);
-  const parsed = possibleNumber(e164);
+  // "+" and digits, then the API's own rule of a possible number (src/platform/phoneParse.ts, at most 15 digits).
+  const parsed = typeof e164 === 'string' && E164_SHAPE.test(e164) ? possibleNumber(e164) : undefined;
   if (!parsed) throw new InvalidNumberError(e164);
   const region = parsed.country;
   if (region === undefined) return 'C';
