@@ -6,6 +6,7 @@ import {
   LANGUAGES,
   REQUIRED_FIELD_BY_MODE,
 } from '../../src/domain/lines/rules';
+import { CUSTOM_RULE_CONFIRM_TIMEOUT_MS, CUSTOM_RULE_TIMEOUT_MS } from '../../src/domain/recordings/redaction';
 import { RETENTION_DAYS } from '../../src/domain/recordings/rules';
 import { VOICES } from '../../src/domain/voices/catalog';
 import { LANGUAGE_PINNING_REFUSAL } from '../lineErrors';
@@ -385,7 +386,7 @@ export const redactionFields = {
     description:
       'Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than ' +
       `${CUSTOM_PATTERN_MAX_LENGTH} characters, uses a backreference, repeats a group holding an unbounded quantifier (\`(a+)+\`) or matches empty text is refused 422 naming the field. ` +
-      'A rule that takes more than 50 ms on an entry redacts the whole entry',
+      `A rule that runs out of time on an entry (${CUSTOM_RULE_TIMEOUT_MS} ms, then ${CUSTOM_RULE_CONFIRM_TIMEOUT_MS} ms on a second run) redacts the whole entry`,
     items: {
       type: 'object',
       additionalProperties: false,

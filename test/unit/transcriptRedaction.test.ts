@@ -1,4 +1,4 @@
-import { CUSTOM_RULE_TIMEOUT_MS, luhnValid, markerOf, redactEntry, redactText } from '../../src/domain/recordings/redaction';
+import { CUSTOM_RULE_BOUNDS_MS, luhnValid, markerOf, redactEntry, redactText, runCustomRule } from '../../src/domain/recordings/redaction';
 import {
   customPatternProblem,
   redactionProblems,
@@ -85,8 +85,27 @@ describe('redactText', () => {
       text: '[REDACTED:slow]',
       redactions: [{ kind: 'slow', start: 0, length: 15 }],
     });
-    expect(Date.now() - started).toBeLessThan(CUSTOM_RULE_TIMEOUT_MS * 20);
+    // Unbounded, 2^40 steps would never end; bounded, it ends after the first run and its confirmation.
+    expect(Date.now() - started).toBeLessThan(CUSTOM_RULE_BOUNDS_MS.reduce((sum, bound) => sum + bound, 0) * 10);
+    expect(runCustomRule('a'.repeat(40), '(a|a)*b')).toEqual({ matches: 'timed_out', runs: CUSTOM_RULE_BOUNDS_MS.length });
     expect(redactText('aab and c', slow).text).toBe('[REDACTED:slow] and c');
+  });
+
+  it('runs a rule that ran out of time once more, with a longer bound, before failing closed: a stall of the process does not wipe the entry', () => {
+    // A run cut short (here by a 1 ms first bound; in production by a garbage collection or a busy machine, as
+    // Node's bound is wall-clock time) is not taken as proof that the rule is slow: 20 `a`s take `(a|a)*b` tens
+    // of milliseconds, past the first bound and well within the second.
+    const text = `${'a'.repeat(20)} then aab`;
+    expect(runCustomRule(text, '(a|a)*b', [1, 60_000])).toEqual({ matches: [[26, 3]], runs: 2 });
+    const slow = { kinds: [], custom: [{ name: 'slow', pattern: '(a|a)*b' }] };
+    expect(redactText(text, slow, { ruleBoundsMs: [1, 60_000] })).toEqual({
+      text: `${'a'.repeat(20)} then [REDACTED:slow]`,
+      redactions: [{ kind: 'slow', start: 26, length: 15 }],
+    });
+    // With the one short bound, as before this rule, the same text fails closed.
+    expect(redactText(text, slow, { ruleBoundsMs: [1] }).text).toBe('[REDACTED:slow]');
+    // A rule that finishes in time runs once.
+    expect(runCustomRule('order ORD-123456', 'ORD-\\d{6}')).toEqual({ matches: [[6, 10]], runs: 1 });
   });
 
   it('keeps what was redacted before and adds what a rule finds now, its markers moved', () => {

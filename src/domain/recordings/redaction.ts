@@ -117,24 +117,53 @@ function phoneNumbers(text: string, country: CountryCode): Span[] {
  * cannot stall the worker every workspace's calls share.
  */
 export const CUSTOM_RULE_TIMEOUT_MS = 50;
+/**
+ * The bound of the second run of a rule that ran out of time. Node's bound is wall-clock time (a watchdog thread), so
+ * a garbage collection or a busy machine can use up 50 ms of a run that needs microseconds; failing closed then would
+ * wipe the entry for nothing. A rule that backtracks runs out of time again, and only then does it fail closed.
+ */
+export const CUSTOM_RULE_CONFIRM_TIMEOUT_MS = 500;
+/** The bounds of a custom rule's runs on one text, in order: the first, then the confirmation. */
+export const CUSTOM_RULE_BOUNDS_MS: readonly number[] = [CUSTOM_RULE_TIMEOUT_MS, CUSTOM_RULE_CONFIRM_TIMEOUT_MS];
 const customContext = vm.createContext({ text: '', pattern: '' });
 const customScript = new vm.Script(
   'Array.from(text.matchAll(new RegExp(pattern, "gu")), (m) => [m.index, m[0].length]).filter((m) => m[1] > 0)',
 );
 
-/** A custom rule's matches, or `timed_out`. */
-function customMatches(text: string, rule: { name: string; pattern: string }, rank: number): Span[] | 'timed_out' {
-  customContext.text = text;
-  customContext.pattern = rule.pattern;
-  let found: Array<[number, number]>;
-  try {
-    found = customScript.runInContext(customContext, { timeout: CUSTOM_RULE_TIMEOUT_MS }) as Array<[number, number]>;
-  } catch {
-    return 'timed_out';
-  } finally {
-    customContext.text = '';
+/** What running a custom rule on a text gave: its matches (UTF-16 `[start, length]`) or `timed_out`, after `runs` runs. */
+export interface CustomRuleRun {
+  matches: Array<[number, number]> | 'timed_out';
+  runs: number;
+}
+
+/** A custom rule's matches in `text`: run under each bound of `boundsMs` in turn until one run finishes. */
+export function runCustomRule(text: string, pattern: string, boundsMs: readonly number[] = CUSTOM_RULE_BOUNDS_MS): CustomRuleRun {
+  let runs = 0;
+  for (const timeout of boundsMs) {
+    runs += 1;
+    customContext.text = text;
+    customContext.pattern = pattern;
+    try {
+      return { matches: customScript.runInContext(customContext, { timeout }) as Array<[number, number]>, runs };
+    } catch {
+      // Out of time: the next bound, if any, tells a slow rule from a stalled process.
+    } finally {
+      customContext.text = '';
+    }
   }
-  return found.map(([start, length]) => ({ kind: rule.name, start, end: start + length, rank }));
+  return { matches: 'timed_out', runs };
+}
+
+/** A custom rule's matches as spans, or `timed_out`. */
+function customMatches(
+  text: string,
+  rule: { name: string; pattern: string },
+  rank: number,
+  boundsMs: readonly number[] | undefined,
+): Span[] | 'timed_out' {
+  const { matches } = runCustomRule(text, rule.pattern, boundsMs);
+  if (matches === 'timed_out') return matches;
+  return matches.map(([start, length]) => ({ kind: rule.name, start, end: start + length, rank }));
 }
 
 /** Non-overlapping spans: the longest first, a tie to the lower rank (card, SSN, email, phone, custom rules in order). */
@@ -163,11 +192,12 @@ const codePoints = (text: string): number => {
  * `text` with what `settings` redacts replaced by markers, and the redactions made. `earlier` are the redactions the
  * text already carries (it was redacted before): their markers are left as they are (and moved as the text around
  * them changes); what else is found now is added. Phone numbers written nationally are read as `country`'s.
+ * `ruleBoundsMs` replaces the custom rules' time bounds (`CUSTOM_RULE_BOUNDS_MS`).
  */
 export function redactText(
   text: string,
   settings: Pick<RedactionSettings, 'kinds' | 'custom'>,
-  options: { country?: CountryCode; earlier?: readonly Redaction[] } = {},
+  options: { country?: CountryCode; earlier?: readonly Redaction[]; ruleBoundsMs?: readonly number[] } = {},
 ): { text: string; redactions: Redaction[] } {
   const earlier = options.earlier ?? [];
   if (settings.kinds.length === 0 && settings.custom.length === 0) return { text, redactions: [...earlier] };
@@ -177,8 +207,8 @@ export function redactText(
   if (settings.kinds.includes('email')) found.push(...emails(text));
   if (settings.kinds.includes('phone_number')) found.push(...phoneNumbers(text, options.country ?? 'US'));
   for (const [index, rule] of settings.custom.entries()) {
-    const matches = customMatches(text, rule, 10 + index);
-    // Failing closed: a rule that ran out of time redacts the whole text, so nothing it might have found is kept.
+    const matches = customMatches(text, rule, 10 + index, options.ruleBoundsMs);
+    // Failing closed: a rule that ran out of time twice redacts the whole text, so nothing it might have found is kept.
     if (matches === 'timed_out') {
       const marker = markerOf(rule.name);
       return { text: marker, redactions: [{ kind: rule.name, start: 0, length: codePoints(marker) }] };
