@@ -2038,7 +2038,7 @@ export interface components {
                      *     ]
                      */
                     kinds: ("card_number" | "us_ssn" | "email" | "phone_number")[];
-                    /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                    /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that runs out of time on an entry (50 ms, then 500 ms on a second run) redacts the whole entry */
                     custom: {
                         /** @description The kind its redactions are recorded under; not a built-in kind */
                         name: string;
@@ -8160,7 +8160,7 @@ export interface operations {
                              *     ]
                              */
                             kinds?: ("card_number" | "us_ssn" | "email" | "phone_number")[];
-                            /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that takes more than 50 ms on an entry redacts the whole entry */
+                            /** @description Rules of your own: text matching `pattern` becomes `[REDACTED:<name>]`. A pattern that does not compile (JavaScript, `u` flag), is longer than 200 characters, uses a backreference, repeats a group holding an unbounded quantifier (`(a+)+`) or matches empty text is refused 422 naming the field. A rule that runs out of time on an entry (50 ms, then 500 ms on a second run) redacts the whole entry */
                             custom?: {
                                 /** @description The kind its redactions are recorded under; not a built-in kind */
                                 name: string;
