@@ -100,16 +100,17 @@ export async function freePortBlock(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const base = 20_000 + Math.floor(Math.random() * (32_000 - 20_000 - count));
     const ports = Array.from({ length: count }, (_, i) => base + i);
-    if ((await Promise.all(ports.map(canListen))).every(Boolean)) return base;
+    if ((await Promise.all(ports.map((port) => canListen(port)))).every(Boolean)) return base;
   }
   throw new Error(`no ${count} consecutive free ports found`);
 }
 
-function canListen(port: number): Promise<boolean> {
+/** Whether a server can listen on `port` of `host` right now (it listens, then closes at once). */
+export function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
 

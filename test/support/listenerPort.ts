@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import net from 'node:net';
+import { canListen } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 
 /**
@@ -15,7 +15,7 @@ export async function listenerPort(): Promise<number> {
   if (lowestEphemeral === undefined || lowestEphemeral <= FIRST_CANDIDATE + 1_000) return freePort();
   for (let tries = 0; tries < 50; tries += 1) {
     const port = FIRST_CANDIDATE + Math.floor(Math.random() * (lowestEphemeral - FIRST_CANDIDATE));
-    if ((await bindable(port, '0.0.0.0')) && (await bindable(port, '127.0.0.1'))) return port;
+    if ((await canListen(port, '0.0.0.0')) && (await canListen(port, '127.0.0.1'))) return port;
   }
   return freePort();
 }
@@ -30,13 +30,4 @@ function ephemeralRangeStart(): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function bindable(port: number, host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, host, () => probe.close(() => resolve(true)));
-  });
 }
