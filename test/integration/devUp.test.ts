@@ -7,7 +7,7 @@ import { freePortBlock } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { eventually, webhookLine } from '../support/harness';
 import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
-import { childProcesses, interruptUp, startUp, type UpProcess } from '../support/upProcess';
+import { childProcesses, explainingFailure, interruptUp, startUp, type UpProcess } from '../support/upProcess';
 import { until } from '../support/waits';
 
 /**
@@ -57,6 +57,8 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a 
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
       SIMULATOR_URL: `http://127.0.0.1:${await freePort()}`,
+      // As an operator's `up` logs (the suite's own processes are silent): a failure quotes the children's last lines.
+      LOG_LEVEL: 'info',
     };
     // What `up` generates or finds itself: every secret, where Temporal runs, where its UI is.
     for (const name of [
@@ -102,33 +104,37 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI; a 
 
   it('starts the worker again after kill -9, which then provisions a line; Ctrl-C stops everything and restarts nothing', async () => {
     const up = started!;
-    const worker = childProcesses(up.child.pid!).find((child) => child.cmdline.includes('src/main/worker.ts'));
-    expect(worker).toBeDefined();
-    process.kill(worker!.pid, 'SIGKILL');
-    await until(() => /worker restarted \(pid \d+\)/.test(up.output()), 'the worker to be restarted', { timeoutMs: 30_000 });
-    expect(up.output()).toContain(
-      '[up] worker exited unexpectedly (signal SIGKILL); restarting it in 1s (failure 1 of 5 allowed within 1m00s)',
-    );
-    const restarted = Number(/worker restarted \(pid (\d+)\)/.exec(up.output())![1]);
-    expect(childProcesses(up.child.pid!).map((child) => child.pid)).toContain(restarted);
+    await explainingFailure(up, path.join(dataDir, 'logs'), async () => {
+      const worker = childProcesses(up.child.pid!).find((child) => child.cmdline.includes('src/main/worker.ts'));
+      expect(worker).toBeDefined();
+      process.kill(worker!.pid, 'SIGKILL');
+      await until(() => /worker restarted \(pid \d+\)/.test(up.output()), 'the worker to be restarted', { timeoutMs: 30_000 });
+      expect(up.output()).toContain(
+        '[up] worker exited unexpectedly (signal SIGKILL); restarting it in 1s (failure 1 of 5 allowed within 1m00s)',
+      );
+      const restarted = Number(/worker restarted \(pid (\d+)\)/.exec(up.output())![1]);
+      expect(childProcesses(up.child.pid!).map((child) => child.pid)).toContain(restarted);
 
-    // A line is provisioned by its workflow, which only a worker runs: the restarted one.
-    const key = testKeyOf(up.output());
-    const lineId = await createLine(apiUrl, key);
-    await eventually(
-      async () => {
-        const line = (await (await fetch(`${apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
-          line: { status: string };
-        };
-        return line.line.status === 'active' ? true : undefined;
-      },
-      60_000,
-      'the line to be provisioned by the restarted worker',
-    );
+      // A line is provisioned by its workflow, which only a worker runs: the restarted one.
+      const key = testKeyOf(up.output());
+      const lineId = await createLine(apiUrl, key);
+      await eventually(
+        async () => {
+          const line = (await (
+            await fetch(`${apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${key}` } })
+          ).json()) as {
+            line: { status: string };
+          };
+          return line.line.status === 'active' ? true : undefined;
+        },
+        60_000,
+        'the line to be provisioned by the restarted worker',
+      );
 
-    const before = up.output().length;
-    expect(await interruptUp(up)).toBe(0);
-    expect(up.output().slice(before)).not.toMatch(/exited unexpectedly|restart/);
-    expect(() => process.kill(restarted, 0)).toThrow();
+      const before = up.output().length;
+      expect(await interruptUp(up)).toBe(0);
+      expect(up.output().slice(before)).not.toMatch(/exited unexpectedly|restart/);
+      expect(() => process.kill(restarted, 0)).toThrow();
+    });
   }, 120_000);
 });

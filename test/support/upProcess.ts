@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { lastLines } from '../../dev/infra/supervisor';
 import { projectRoot } from '../../src/platform/config';
 
 /** `npm run up` (or `up --cluster`) started as an operator starts it, with everything it printed so far. */
@@ -59,4 +61,19 @@ export function interruptUp(up: UpProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => up.child.once('exit', (code) => resolve(code)));
   up.child.kill('SIGINT');
   return exited;
+}
+
+/**
+ * Runs `steps` against a running `up`; when they fail, the error carries what an operator would read to explain it:
+ * everything `up` printed and the last lines of each child's log in `logDir` (a stack that stopped serving says why).
+ */
+export async function explainingFailure(up: UpProcess, logDir: string, steps: () => Promise<void>): Promise<void> {
+  try {
+    await steps();
+  } catch (err) {
+    const logs = fs.existsSync(logDir) ? fs.readdirSync(logDir).filter((name) => name.endsWith('.log')) : [];
+    const tails = logs.map((name) => `--- last lines of ${name}:\n${lastLines(path.join(logDir, name), 40).join('\n')}`);
+    (err as Error).message += `\n--- up printed:\n${up.output()}\n${tails.join('\n')}`;
+    throw err;
+  }
 }
