@@ -233,6 +233,10 @@ describe('campaign events', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.campaign.id as string;
+    // Its workflow's first step must have read 2999 and be asleep on that timer first: a step of its own that read the
+    // new start_at would dispatch beside the test's, and its attempt of an event would arrive after the test looks.
+    await untilWorkflowSettled(h.temporal.workflow.getHandle(`campaign:${id}`));
+    expect(await h.db('webhook_events').whereRaw("payload->>'campaign_id' = ?", [id])).toHaveLength(0);
     await h.db('campaigns').where({ id }).update({ start_at: new Date() });
     const deps = {
       db: h.db,
