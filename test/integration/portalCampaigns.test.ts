@@ -4,7 +4,7 @@ import { bucketFor, RATE_LIMITS } from '../../src/domain/limits/policies';
 import { PortalClient, type PortalResponse, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
-import { until } from '../support/waits';
+import { until, untilWorkflowSettled } from '../support/waits';
 import { calleeNumbers } from '../support/campaigns';
 
 /**
@@ -257,6 +257,9 @@ describe('portal campaigns', () => {
     await h.db('rate_limit_windows').where({ bucket }).delete();
 
     // A campaign that paused itself says why, in words, and resumes from the same button (as the dispatcher records it: rows only).
+    // Its workflow, woken by the resume above, must be done with that step first: a step that found it paused for
+    // funds the workspace has would resume it (`funds_returned`) before the page is read.
+    await untilWorkflowSettled(h.temporal.workflow.getHandle(`campaign:${id}`));
     await h.db('campaigns').where({ id }).update({ status: 'paused', paused_reason: 'insufficient_credits' });
     const selfPaused = await client.get(`/portal/campaigns/${id}?env=test`);
     expect(selfPaused.text).toMatch(/data-paused-reason="insufficient_credits"\s*>: paused itself\. The balance ran out\./);
