@@ -71,14 +71,22 @@ export async function forgetCopyFailure(deps: { db: Db }, callId: string, kind: 
   await clearCopyFailure(deps.db, callId, kind);
 }
 
-/** The call's `recording_storage`: what is stored, what is failing and why, what is left, or deleted by the retention. */
+/**
+ * The call's `recording_storage`: what is stored, what is failing and why, what is left, or deleted by the retention.
+ * Read in one snapshot (a read-only repeatable-read transaction): read apart, an object stored between the reads could
+ * be missing from `objects` yet no longer pending, and the answer `stored` with an object short (a full run showed it).
+ */
 export async function recordingStorageOfCall(deps: { db: Db }, call: Pick<CallRow, 'id'>): Promise<RecordingStorage> {
-  const [stored, failures, pending, deletedAt] = await Promise.all([
-    storedObjectsOfCall(deps.db, call.id),
-    copyFailuresOfCall(deps.db, call.id),
-    pendingCopies(deps, call.id),
-    callObjectsDeletedAt(deps.db, call.id),
-  ]);
+  const [stored, failures, pending, deletedAt] = await deps.db.transaction(
+    async (trx) =>
+      [
+        await storedObjectsOfCall(trx, call.id),
+        await copyFailuresOfCall(trx, call.id),
+        await pendingCopies({ db: trx }, call.id),
+        await callObjectsDeletedAt(trx, call.id),
+      ] as const,
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
   return recordingStorageOf({
     stored: stored.map((row) => ({ kind: row.kind, sizeBytes: Number(row.size_bytes), storedAt: row.stored_at })),
     failures,
