@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { ErrorDetail } from '../../api/errors';
+import { bucketFor } from '../../src/domain/limits/policies';
 import type { CallStatus } from '../../src/domain/calls/rules';
 import type { LineMode, LineStatus } from '../../src/domain/lines/rules';
 import type { MessageStatus } from '../../src/domain/messages/rules';
@@ -139,6 +140,9 @@ export interface CustomerOptions {
   untilMs?: number;
 }
 
+/** The conversation read's route, as its rate-limit bucket names it (`reads` counts each route apart). */
+const CONVERSATION_READ = 'GET /api/v1/conversations/{lineId}/{phoneNumber}';
+
 /** The number calls go to unless a test says otherwise: one the carrier simulator answers. */
 export const CALLEE = '+14155552671';
 
@@ -276,13 +280,15 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     /**
      * A message of the conversation between `lineId` and `number` (the API has no single-message read). Waits poll it,
      * and the conversation read allows 60 an hour (`reads`): a wait is an observer, not a client the limit is about, so
-     * a 429 empties the tenant's read windows and asks again (the limit itself: rateLimits.test.ts). Anything else but
+     * a 429 empties the tenant's windows of that read and asks again (the limit itself: rateLimits.test.ts). Anything else but
      * 200 fails, saying what the API answered.
      */
     get: async (lineId: string, number: string, id: string): Promise<Message | undefined> => {
       let page = await messages.conversation(lineId, number, '?limit=100');
       if (page.status === 429) {
-        await ctx.h.db('rate_limit_windows').where('bucket', 'like', `reads[%]:ws:${ctx.tenant.workspaceId}:%`).delete();
+        const who = { workspaceId: ctx.tenant.workspaceId, userId: '', keyId: '' };
+        const buckets = ['test', 'live'].map((environment) => bucketFor('reads', { ...who, environment }, CONVERSATION_READ));
+        await ctx.h.db('rate_limit_windows').whereIn('bucket', buckets).delete();
         page = await messages.conversation(lineId, number, '?limit=100');
       }
       expectStatus(page, 200, `GET /api/v1/conversations/${lineId}/${number}`);
